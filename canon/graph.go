@@ -1,0 +1,231 @@
+package canon
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Graph is the heap of a state as the debugger shows it: objects in canonical, breadth-first visit
+// order (roots first), their scalar fields, and references labelled by field, key or index.
+// The views only draw it; everything here is computed and tested in Go.
+type Graph struct {
+	Objects []Object `json:"objects"`
+}
+
+// An Object is one heap object: a root (a process), a pointee, a map or a slice.
+type Object struct {
+	ID      int     `json:"id"`             // 1-based, in canonical visit order
+	Root    string  `json:"root,omitempty"` // the process, when this is its root
+	Type    string  `json:"type"`
+	Path    string  `json:"path"`              // the first path that reaches it, e.g. B.routes[D]
+	Fields  []Value `json:"fields"`            // struct fields, map entries or slice elements
+	Changed bool    `json:"changed,omitempty"` // set by Mark
+}
+
+// A Value is one field, element or entry: a scalar, a reference to an object, or an inline
+// composite (struct, array, interface) with fields of its own.
+type Value struct {
+	Name   string  `json:"name"` // field name, [index] or [key]
+	Type   string  `json:"type"`
+	Scalar string  `json:"value,omitempty"` // rendered scalar, "nil", or a summary of a composite
+	Ref    int     `json:"ref,omitempty"`   // the object this value refers to
+	Fields []Value `json:"fields,omitempty"`
+}
+
+// A Root names one component of the state.
+type Root struct {
+	Name string
+	V    reflect.Value // a non-nil pointer
+}
+
+// NewGraph builds the graph of the state reachable from roots, in order.
+func NewGraph(roots []Root) *Graph {
+	g := &graphBuilder{seen: map[uintptr]int{}}
+	for _, r := range roots {
+		g.object(r.V, r.Name, r.Name)
+	}
+	for i := 0; i < len(g.queue); i++ {
+		// Objects are filled in id order; fields are computed before the slice may grow.
+		fields := g.fields(g.queue[i], g.objects[i].Path)
+		g.objects[i].Fields = fields
+	}
+	return &Graph{Objects: g.objects}
+}
+
+type graphBuilder struct {
+	objects []Object
+	queue   []reflect.Value
+	seen    map[uintptr]int
+}
+
+// object returns the id of the object at v (pointer, map or slice), adding it on first sight.
+func (g *graphBuilder) object(v reflect.Value, root, path string) int {
+	addr := v.Pointer()
+	zero := v.Kind() == reflect.Pointer && v.Type().Elem().Size() == 0
+	if id, ok := g.seen[addr]; ok && !zero && g.objects[id-1].Type == v.Type().String() {
+		return id
+	}
+	id := len(g.objects) + 1
+	if !zero {
+		g.seen[addr] = id
+	}
+	g.objects = append(g.objects, Object{ID: id, Root: root, Type: v.Type().String(), Path: path})
+	g.queue = append(g.queue, v)
+	return id
+}
+
+func (g *graphBuilder) fields(v reflect.Value, path string) []Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		e := v.Elem()
+		if e.Kind() == reflect.Struct {
+			return g.structFields(e, path)
+		}
+		return []Value{g.value("*", e, "(*"+path+")")}
+	case reflect.Map:
+		return g.mapEntries(v, path)
+	case reflect.Slice:
+		out := make([]Value, v.Len())
+		for i := range v.Len() {
+			out[i] = g.value(indexSeg(i), v.Index(i), path+indexSeg(i))
+		}
+		return out
+	}
+	return nil
+}
+
+func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
+	t := v.Type()
+	var out []Value
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Tag.Get("cmc") == "-" {
+			continue
+		}
+		out = append(out, g.value(sf.Name, v.Field(i), path+"."+sf.Name))
+	}
+	return out
+}
+
+func (g *graphBuilder) mapEntries(m reflect.Value, path string) []Value {
+	type entry struct {
+		key  []byte
+		name string
+		v    reflect.Value
+	}
+	var enc Encoder
+	var entries []entry
+	it := m.MapRange()
+	for it.Next() {
+		kb, err := enc.EncodeValue(nil, pointerTo(it.Key()), "")
+		if err != nil {
+			kb = []byte(fmt.Sprint(it.Key()))
+		}
+		entries = append(entries, entry{key: kb, name: "[" + Render(it.Key()) + "]", v: it.Value()})
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(string(a.key), string(b.key)) })
+	out := make([]Value, len(entries))
+	for i, e := range entries {
+		out[i] = g.value(e.name, e.v, path+e.name)
+	}
+	return out
+}
+
+// pointerTo returns a pointer to a copy of v, to encode a map key on its own.
+func pointerTo(v reflect.Value) reflect.Value {
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	return p
+}
+
+func (g *graphBuilder) value(name string, v reflect.Value, path string) Value {
+	out := Value{Name: name, Type: v.Type().String()}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map:
+		if v.IsNil() {
+			out.Scalar = "nil"
+		} else {
+			out.Ref = g.object(v, "", path)
+			if v.Kind() == reflect.Map {
+				out.Scalar = fmt.Sprintf("len %d", v.Len())
+			}
+		}
+	case reflect.Slice:
+		switch {
+		case v.IsNil():
+			out.Scalar = "nil"
+		case v.Len() == 0:
+			out.Scalar = "[]"
+		default:
+			out.Scalar = fmt.Sprintf("len %d", v.Len())
+			out.Ref = g.object(v, "", path)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			out.Scalar = "nil"
+		} else {
+			inner := g.value(name, v.Elem(), path)
+			inner.Type = v.Elem().Type().String()
+			return inner
+		}
+	case reflect.Struct:
+		out.Fields = g.structFields(v, path)
+		out.Scalar = "{…}"
+		if s, ok := stringer(v); ok {
+			out.Scalar = s
+		}
+	case reflect.Array:
+		out.Fields = make([]Value, v.Len())
+		for i := range v.Len() {
+			out.Fields[i] = g.value(indexSeg(i), v.Index(i), path+indexSeg(i))
+		}
+		out.Scalar = fmt.Sprintf("[%d]", v.Len())
+	default:
+		out.Scalar = Render(v)
+	}
+	return out
+}
+
+// Render renders a scalar the way a Go programmer reads it: strings quoted, and a type's own
+// String method when it has one (NodeID 3 shows as its name).
+func Render(v reflect.Value) string {
+	if s, ok := stringer(v); ok {
+		return s
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return strconv.Quote(v.String())
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+var stringerType = reflect.TypeFor[fmt.Stringer]()
+
+// stringer calls a value's String method, if its type has one with a value receiver. A panic in
+// it is shown, not propagated: the debugger must survive the user's code.
+func stringer(v reflect.Value) (s string, ok bool) {
+	if !v.Type().Implements(stringerType) || !v.CanInterface() {
+		if !v.CanInterface() && v.Type().Implements(stringerType) && v.CanAddr() {
+			v = settable(v)
+		} else {
+			return "", false
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok = fmt.Sprintf("<String panicked: %v>", r), true
+		}
+	}()
+	return v.Interface().(fmt.Stringer).String(), true
+}

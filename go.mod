@@ -1,0 +1,12 @@
+module github.com/cmc-go/cmc
+
+go 1.26.0
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/expr-lang/expr v1.17.8
+	github.com/google/go-cmp v0.7.0
+	github.com/google/go-dap v0.12.0
+	github.com/gorilla/websocket v1.5.3
+	modernc.org/sqlite v1.60.1
+)
