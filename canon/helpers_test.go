@@ -1,0 +1,29 @@
+package canon_test
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/cmc-go/cmc/canon"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// encode returns the canonical bytes of the state root points to, failing the test on error.
+func encode(t testing.TB, root any) []byte {
+	t.Helper()
+	var enc canon.Encoder
+	b, err := enc.Encode(nil, root)
+	if err != nil {
+		t.Fatalf("encode %T: %v", root, err)
+	}
+	return b
+}
+
+// hash is the xxhash of the canonical bytes, as the visited set would store it.
+func hash(t testing.TB, root any) uint64 {
+	t.Helper()
+	return xxhash.Sum64(encode(t, root))
+}

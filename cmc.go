@@ -1,0 +1,52 @@
+// Package cmc is what checked code and models import: Choose and Assert for the code, and Model
+// for the harness that turns ordinary Go code into a checked system.
+//
+// A model is a set of named processes (each a pointer to an ordinary Go value), environment
+// components shared by them (a network, timers), the events each process handles, and invariants.
+// The engine (package engine) runs each event handler to completion as one atomic transition,
+// re-running it for every value of every Choose, and hashes the canonical state (package canon)
+// after it.
+package cmc
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/cmc-go/cmc/internal/exec"
+)
+
+// Choose returns a value in [0, n). The checker explores every value: it re-runs the transition
+// for each. Each call's site (file:line) and result are recorded in traces. n must be at least 1.
+func Choose(n int) int {
+	var pc [1]uintptr
+	runtime.Callers(2, pc[:])
+	if n < 1 {
+		panic(exec.Misuse{Msg: fmt.Sprintf("cmc.Choose(%d): n must be at least 1", n)})
+	}
+	return exec.Current("Choose").Choose(n, pc[0])
+}
+
+// Assert reports a violation when cond is false. The transition stops there.
+func Assert(cond bool, format string, args ...any) {
+	if cond {
+		return
+	}
+	var pc [1]uintptr
+	runtime.Callers(2, pc[:])
+	panic(&exec.AssertionFailure{Msg: fmt.Sprintf(format, args...), PC: pc[0]})
+}
+
+// A Note is a fact about a step the views show (a message sent, delivered, dropped or
+// duplicated). Notes are not state.
+type Note = exec.Note
+
+// Noting reports whether notes are recorded now. Build a note's text only when it is: during a
+// search notes are dropped, and formatting them would cost time.
+func Noting() bool { return exec.Current("Noting").Noting() }
+
+// Record records a note about the current step.
+func Record(n Note) {
+	if c := exec.Current("Record"); c.Noting() {
+		c.Note(n)
+	}
+}

@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/internal/exec"
+)
+
+// A State is a whole-system state: the pool id of each component's canonical encoding, in the
+// model's component order. States are only meaningful to the Machine that made them.
+type State []uint32
+
+// A Machine is one instance of a model: it loads states into the live Go values, runs event
+// handlers on them and captures the result. Search and replay are both built on it, so a trace
+// replays through exactly the code that found it.
+//
+// A Machine holds exec.Lock from NewMachine to Close: user code runs one transition at a time per
+// process.
+type Machine struct {
+	Def    *cmc.Definition
+	pool   *pool
+	enc    canon.Encoder
+	buf    []byte
+	loaded []uint32 // what each live root holds; dirty when a handler may have changed it
+	ctx    runCtx
+	digest []byte
+	closed bool
+}
+
+const dirty = ^uint32(0)
+
+// NewMachine takes a model and captures its initial state. The live roots are then restored from
+// the captured bytes, so every transition, in search and in replay, starts from a decoded state.
+func NewMachine(m *cmc.Model) (*Machine, State, error) {
+	def, err := m.Definition()
+	if err != nil {
+		return nil, nil, err
+	}
+	exec.Lock.Lock()
+	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components))}
+	for i := range mc.loaded {
+		mc.loaded[i] = dirty
+	}
+	all := make([]int, len(def.Components))
+	for i := range all {
+		all[i] = i
+	}
+	init := make(State, len(def.Components))
+	if err := mc.capture(init, all); err != nil {
+		mc.Close()
+		return nil, nil, fmt.Errorf("capture initial state: %w", err)
+	}
+	if err := mc.Load(init); err != nil {
+		mc.Close()
+		return nil, nil, err
+	}
+	return mc, init, nil
+}
+
+// Close releases the machine (and the process-wide lock on running user code).
+func (mc *Machine) Close() {
+	if !mc.closed {
+		mc.closed = true
+		exec.Lock.Unlock()
+	}
+}
+
+// Load makes the live roots hold s, decoding only the components that differ from what they hold.
+func (mc *Machine) Load(s State) error {
+	for i, id := range s {
+		if mc.loaded[i] == id {
+			continue
+		}
+		c := mc.Def.Components[i]
+		if err := canon.DecodeValue(mc.pool.blobs[id], c.Root); err != nil {
+			return fmt.Errorf("restore %s: %w", c.Name, err)
+		}
+		mc.loaded[i] = id
+	}
+	return nil
+}
+
+// capture encodes the listed components of the live state into s. It leaves them marked as not
+// loaded: the live values are what the handler left (a set in its order, say), and every
+// transition must start from decoded bytes, in search and in replay alike.
+func (mc *Machine) capture(s State, comps []int) error {
+	for _, i := range comps {
+		c := mc.Def.Components[i]
+		b, err := mc.enc.EncodeValue(mc.buf[:0], c.Root, c.Name)
+		if err != nil {
+			return err
+		}
+		mc.buf = b
+		s[i] = mc.pool.intern(b)
+	}
+	return nil
+}
+
+// Capture returns the state after a transition from s that may have changed the components in
+// touched.
+func (mc *Machine) Capture(from State, touched []int) (State, error) {
+	next := make(State, len(from))
+	copy(next, from)
+	return next, mc.capture(next, touched)
+}
+
+// CaptureAll encodes every component; it detects changes to components an event did not declare.
+func (mc *Machine) CaptureAll() (State, error) {
+	s := make(State, len(mc.loaded))
+	all := make([]int, len(s))
+	for i := range all {
+		all[i] = i
+	}
+	return s, mc.capture(s, all)
+}
+
+// Hash is the state's 64-bit hash: the format version and each component's hash, hashed.
+func (mc *Machine) Hash(s State) uint64 {
+	d := append(mc.digest[:0], canon.Version)
+	for _, id := range s {
+		d = binary.LittleEndian.AppendUint64(d, mc.pool.hashes[id])
+	}
+	mc.digest = d
+	return xxhash.Sum64(d)
+}
+
+// Bytes returns the canonical encoding of component i of s.
+func (mc *Machine) Bytes(s State, i int) []byte { return mc.pool.blobs[s[i]] }
+
+// key is the exact identity of s, for exact mode.
+func (s State) key(dst []byte) []byte {
+	for _, id := range s {
+		dst = binary.LittleEndian.AppendUint32(dst, id)
+	}
+	return dst
+}
+
+// A ChoicePoint is one Choose call made in a transition.
+type ChoicePoint struct {
+	N, Value int
+	PC       uintptr
+}
+
+// An Outcome is what one run of a handler did.
+type Outcome struct {
+	Points  []ChoicePoint
+	Notes   []exec.Note
+	Failure *Failure // non-nil: the handler panicked or an assertion failed
+}
+
+// A Failure is a violation raised inside user code.
+type Failure struct {
+	Kind    string // assertion, panic, model-error, diverged
+	Message string
+	Site    string // file:line of the failed assertion or the panicking statement
+}
+
+// Run runs event ev's handler once on the live state. Choose calls return the values in prefix,
+// then 0 (or, when rnd is set, random values).
+func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int) int) (out Outcome) {
+	mc.ctx = runCtx{prefix: prefix, noting: noting, rnd: rnd, points: mc.ctx.points[:0]}
+	for _, i := range ev.Touches {
+		mc.loaded[i] = dirty
+	}
+	exec.Set(&mc.ctx)
+	defer func() {
+		exec.Set(nil)
+		out.Points = mc.ctx.points
+		out.Notes = mc.ctx.notes
+		if r := recover(); r != nil {
+			out.Failure = failure(r)
+		}
+	}()
+	ev.Handler()
+	return out
+}
+
+// Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure.
+func Guard(what string, f func() error) (err error, fail *Failure) {
+	defer func() {
+		if r := recover(); r != nil {
+			fail = failure(r)
+			fail.Message = what + ": " + fail.Message
+		}
+	}()
+	return f(), nil
+}
+
+func failure(r any) *Failure {
+	switch r := r.(type) {
+	case *exec.AssertionFailure:
+		return &Failure{Kind: "assertion", Message: r.Msg, Site: Site(r.PC)}
+	case exec.Misuse:
+		return &Failure{Kind: "model-error", Message: r.Msg, Site: panicSite()}
+	case divergence:
+		return &Failure{Kind: "diverged", Message: string(r), Site: panicSite()}
+	}
+	return &Failure{Kind: "panic", Message: fmt.Sprint(r), Site: panicSite()}
+}
+
+// panicSite finds the user frame that panicked: the first frame below the runtime's panic
+// machinery that is not the checker's own.
+func panicSite() string {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(3, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/cmc-go/cmc/engine.") &&
+			!strings.HasPrefix(f.Function, "github.com/cmc-go/cmc.") && f.File != "" {
+			return fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// Site renders a call site's file:line.
+func Site(pc uintptr) string {
+	if pc == 0 {
+		return ""
+	}
+	frames := runtime.CallersFrames([]uintptr{pc})
+	f, _ := frames.Next()
+	return fmt.Sprintf("%s:%d", f.File, f.Line)
+}
+
+// runCtx answers Choose calls for one run of a handler.
+type runCtx struct {
+	prefix []int
+	rnd    func(n int) int
+	points []ChoicePoint
+	noting bool
+	notes  []exec.Note
+}
+
+type divergence string
+
+func (c *runCtx) Choose(n int, pc uintptr) int {
+	i := len(c.points)
+	v := 0
+	switch {
+	case i < len(c.prefix):
+		v = c.prefix[i]
+		if v >= n {
+			panic(divergence(fmt.Sprintf("choice %d at %s has %d options now, but the trace chose %d", i+1, Site(pc), n, v)))
+		}
+	case c.rnd != nil:
+		v = c.rnd(n)
+	}
+	c.points = append(c.points, ChoicePoint{N: n, Value: v, PC: pc})
+	return v
+}
+
+func (c *runCtx) Noting() bool { return c.noting }
+
+func (c *runCtx) Note(n exec.Note) { c.notes = append(c.notes, n) }
+
+// nextPrefix returns the choices of the next run of the same transition, in the order the thesis
+// gives (the last choice point varies fastest), or false when every combination has run.
+func nextPrefix(dst []int, points []ChoicePoint) ([]int, bool) {
+	for i := len(points) - 1; i >= 0; i-- {
+		if points[i].Value+1 < points[i].N {
+			dst = dst[:0]
+			for _, p := range points[:i] {
+				dst = append(dst, p.Value)
+			}
+			return append(dst, points[i].Value+1), true
+		}
+	}
+	return dst, false
+}

@@ -1,0 +1,563 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/cmc-go/cmc"
+)
+
+// Options say how to search.
+type Options struct {
+	Search    string // "bfs" (default, shortest counterexamples), "dfs" or "random"
+	MaxDepth  int    // 0: unbounded
+	MaxStates int64  // 0: unbounded
+	All       bool   // go on after a violation and report every distinct one (by signature)
+	Exact     bool   // keep every state exactly instead of 64-bit hashes (small models, tests)
+
+	Steps int    // random: the walk's length (default 10,000)
+	Seed  uint64 // random: the generator's seed (0 means 1)
+	Keep  bool   // random: keep the walk as a trace even when nothing is violated
+
+	// From starts the search from the state after the first FromSteps steps of a stored trace (all
+	// of them when FromSteps is 0), instead of the initial state.
+	From      *Trace
+	FromSteps int
+	// StrictPrefix makes a prefix step that reaches a different state (by hash) an error. Otherwise
+	// only a prefix that no longer replays (a missing event, different Choose calls) is an error, and
+	// the first step whose state differs is noted in the result: code changes after a fix do that.
+	StrictPrefix bool
+
+	// VerifyTouches re-captures every component after each transition, to catch a handler that
+	// changes a process it did not declare with cmc.Touches. It costs a full capture per transition.
+	VerifyTouches bool
+
+	// Progress, when set, is called every few thousand transitions (the caller decides how often
+	// to show it: the engine does not read the clock).
+	Progress func(Progress)
+	// Begin, when set, is called before every run of a handler: the worker publishes it so a
+	// transition that hangs or kills the process can be traced afterwards.
+	Begin func(state int64, event, attempt int)
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	States      int64 `json:"states"`
+	Transitions int64 `json:"transitions"`
+	Depth       int   `json:"depth"`
+	Frontier    int   `json:"frontier"`
+}
+
+// A Result summarises a search.
+type Result struct {
+	States      int64    `json:"states"`      // distinct states stored
+	Transitions int64    `json:"transitions"` // handler runs
+	Depth       int      `json:"depth"`       // deepest level reached
+	Complete    bool     `json:"complete"`    // the state space was exhausted
+	Cut         int64    `json:"cut"`         // states a constraint kept from being expanded
+	Violations  []*Trace `json:"violations"`
+	Walk        *Trace   `json:"walk,omitempty"` // a kept random walk
+	Exact       bool     `json:"exact"`
+	// CollisionProbability bounds the chance that two states shared a hash, so one was missed.
+	CollisionProbability float64 `json:"collision_probability"`
+	VisitedBytes         int64   `json:"visited_bytes"`
+	Seed                 uint64  `json:"seed,omitempty"`
+	Cancelled            bool    `json:"cancelled,omitempty"`
+	PrefixNote           string  `json:"prefix_note,omitempty"`
+}
+
+// trailEntry records how a stored state was reached, so a violation's path can be rebuilt.
+type trailEntry struct {
+	parent int32
+	event  int32
+	off    uint32 // values[off:off+n] are the step's Choose values
+	n      uint32
+}
+
+type search struct {
+	ctx      context.Context
+	mc       *Machine
+	opts     Options
+	res      *Result
+	visited  *visited
+	trail    []trailEntry
+	values   []int32
+	init     State      // the model's initial state
+	prefix   []pathStep // from the initial state to trail root (Options.From)
+	sigs     map[string]bool
+	stop     bool
+	prefixB  []int
+	key      []byte
+	lastTick int64
+}
+
+// Check explores the model and reports what it found. It returns an error when the model cannot
+// be checked at all: it does not build, its state cannot be captured, or a From prefix no longer
+// replays.
+func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
+	mc, init, err := NewMachine(m)
+	if err != nil {
+		return nil, err
+	}
+	defer mc.Close()
+	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
+		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact)}
+	start, err := s.startState()
+	if err != nil {
+		return nil, err
+	}
+	s.trail = append(s.trail, trailEntry{parent: -1})
+	s.visited.add(mc.Hash(start), start.key(nil))
+	s.res.States = 1
+	if err := mc.Load(start); err != nil {
+		return nil, err
+	}
+	if v := s.invariants(); v != nil {
+		s.violation(0, nil, v)
+	} else {
+		switch opts.Search {
+		case "", "bfs":
+			err = s.bfs(start)
+		case "dfs":
+			err = s.dfs(start)
+		case "random":
+			err = s.walk(start)
+		default:
+			return nil, fmt.Errorf("unknown search %q: use bfs, dfs or random", opts.Search)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.res.CollisionProbability = 0
+	if !opts.Exact {
+		s.res.CollisionProbability = collisionBound(s.res.States)
+	}
+	s.res.VisitedBytes = s.visited.bytes()
+	return s.res, nil
+}
+
+// startState replays the From prefix, if any.
+func (s *search) startState() (State, error) {
+	from := s.opts.From
+	if from == nil {
+		return s.init, nil
+	}
+	k := s.opts.FromSteps
+	if k == 0 || k > len(from.Steps) {
+		k = len(from.Steps)
+	}
+	st := s.init
+	if Hash(s.mc.Hash(st)) != from.InitHash && s.res.PrefixNote == "" {
+		s.res.PrefixNote = "the initial state differs from the stored trace's (the code changed)"
+		if s.opts.StrictPrefix {
+			return nil, &Divergence{0, "the initial state differs from the stored trace's"}
+		}
+	}
+	for i := range k {
+		step := &from.Steps[i]
+		next, out, err := s.mc.Apply(st, i+1, step, false)
+		if err != nil {
+			return nil, err
+		}
+		if out.Failure != nil {
+			return nil, &Divergence{i + 1, fmt.Sprintf("%s.%s now fails: %s", step.Proc, step.Event, out.Failure.Message)}
+		}
+		if Hash(s.mc.Hash(next)) != step.Hash && s.res.PrefixNote == "" {
+			s.res.PrefixNote = fmt.Sprintf("from step %d the states differ from the stored trace's (the code changed)", i+1)
+			if s.opts.StrictPrefix {
+				return nil, &Divergence{i + 1, "reaches a different state than the stored trace"}
+			}
+		}
+		ei, _ := s.mc.Event(step.Proc, step.Event)
+		s.prefix = append(s.prefix, pathStep{event: ei, values: step.Values()})
+		st = next
+	}
+	return st, nil
+}
+
+func (s *search) bfs(start State) error {
+	type entry struct {
+		idx int32
+		st  State
+	}
+	cur := []entry{{0, start}}
+	for depth := 0; len(cur) > 0 && !s.stop; depth++ {
+		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
+			return nil
+		}
+		var next []entry
+		for i, e := range cur {
+			err := s.expand(e.idx, e.st, func(idx int32, st State) { next = append(next, entry{idx, st}) })
+			if err != nil {
+				return err
+			}
+			if s.stop {
+				return nil
+			}
+			s.tick(depth, len(cur)-i+len(next))
+		}
+		if len(next) > 0 {
+			s.res.Depth = depth + 1
+		}
+		cur = next
+	}
+	s.res.Complete = !s.stop
+	return nil
+}
+
+func (s *search) dfs(start State) error {
+	type entry struct {
+		idx   int32
+		st    State
+		depth int
+	}
+	stack := []entry{{0, start, 0}}
+	bounded := false
+	var succ []entry
+	for len(stack) > 0 && !s.stop {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s.opts.MaxDepth > 0 && e.depth >= s.opts.MaxDepth {
+			bounded = true
+			continue
+		}
+		succ = succ[:0]
+		err := s.expand(e.idx, e.st, func(idx int32, st State) { succ = append(succ, entry{idx, st, e.depth + 1}) })
+		if err != nil {
+			return err
+		}
+		if len(succ) > 0 {
+			s.res.Depth = max(s.res.Depth, e.depth+1)
+		}
+		// Push in reverse, so the first event's successor is explored first.
+		for i := len(succ) - 1; i >= 0; i-- {
+			stack = append(stack, succ[i])
+		}
+		s.tick(e.depth, len(stack))
+	}
+	s.res.Complete = !s.stop && !bounded
+	return nil
+}
+
+// tick reports progress and honours cancellation and the state bound, every few thousand
+// transitions.
+func (s *search) tick(depth, frontier int) {
+	if s.opts.MaxStates > 0 && s.res.States >= s.opts.MaxStates {
+		s.stop = true
+	}
+	if s.res.Transitions>>12 == s.lastTick {
+		return
+	}
+	s.lastTick = s.res.Transitions >> 12
+	if s.ctx.Err() != nil {
+		s.stop, s.res.Cancelled = true, true
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(Progress{States: s.res.States, Transitions: s.res.Transitions, Depth: depth, Frontier: frontier})
+	}
+}
+
+// expand runs every enabled event of the state at trail index idx with every Choose
+// combination, records each new successor, checks it, and hands those to be explored to emit.
+func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
+	mc := s.mc
+	enabledAny := false
+	for ei, ev := range mc.Def.Events {
+		if err := mc.Load(st); err != nil {
+			return err
+		}
+		if ev.Enabled != nil {
+			on, fail := mc.enabled(ev)
+			if fail != nil {
+				s.violation(idx, nil, NewViolation(fail.Kind, "", fail.Message, fail.Site))
+				return nil
+			}
+			if !on {
+				continue
+			}
+		}
+		enabledAny = true
+		prefix := s.prefixB[:0]
+		for attempt := 0; ; attempt++ {
+			if err := mc.Load(st); err != nil {
+				return err
+			}
+			before := s.captureBefore()
+			if s.opts.Begin != nil {
+				s.opts.Begin(int64(idx), ei, attempt)
+			}
+			out := mc.Run(ev, prefix, false, nil)
+			s.res.Transitions++
+			if err := s.successor(idx, st, ei, ev, out, before, emit); err != nil {
+				return err
+			}
+			if s.stop {
+				return nil
+			}
+			var more bool
+			prefix, more = nextPrefix(prefix, out.Points)
+			if !more {
+				break
+			}
+		}
+		s.prefixB = prefix
+	}
+	if !enabledAny && mc.Def.Deadlock {
+		s.violation(idx, nil, NewViolation("deadlock", "", "no event is enabled", ""))
+	}
+	return nil
+}
+
+// successor handles the state one handler run produced.
+func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outcome, before []any, emit func(int32, State)) error {
+	mc := s.mc
+	step := pathStep{event: ei, values: values(out.Points)}
+	if f := out.Failure; f != nil {
+		s.violation(idx, &step, NewViolation(f.Kind, "", f.Message, f.Site))
+		return nil
+	}
+	next, err := mc.Capture(st, ev.Touches)
+	if err != nil {
+		return s.captureError(idx, step, err)
+	}
+	if s.opts.VerifyTouches {
+		if err := s.verifyTouches(next, ev); err != nil {
+			return err
+		}
+	}
+	if v := s.stepChecks(before); v != nil {
+		s.violation(idx, &step, v)
+		return nil
+	}
+	s.key = next.key(s.key[:0])
+	if !s.visited.add(mc.Hash(next), s.key) {
+		return nil
+	}
+	nidx := int32(len(s.trail))
+	s.trail = append(s.trail, trailEntry{parent: idx, event: int32(ei), off: uint32(len(s.values)), n: uint32(len(step.values))})
+	for _, v := range step.values {
+		s.values = append(s.values, int32(v))
+	}
+	s.res.States++
+	if v := s.invariants(); v != nil {
+		s.violation(nidx, nil, v)
+		return nil
+	}
+	if s.cut() {
+		s.res.Cut++
+		return nil
+	}
+	emit(nidx, next)
+	return nil
+}
+
+func values(points []ChoicePoint) []int {
+	v := make([]int, len(points))
+	for i, p := range points {
+		v[i] = p.Value
+	}
+	return v
+}
+
+// invariants checks the invariants on the live state.
+func (s *search) invariants() *Violation {
+	for _, inv := range s.mc.Def.Invariants {
+		err, fail := Guard("invariant "+inv.Name, inv.Check)
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
+		case err != nil:
+			return NewViolation("invariant", inv.Name, err.Error(), "")
+		}
+	}
+	return nil
+}
+
+// cut reports whether a constraint keeps the live state from being expanded.
+func (s *search) cut() bool {
+	for _, c := range s.mc.Def.Constraints {
+		if err, fail := Guard("constraint "+c.Name, c.Check); err != nil || fail != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *search) captureBefore() []any {
+	if len(s.mc.Def.StepChecks) == 0 {
+		return nil
+	}
+	before := make([]any, len(s.mc.Def.StepChecks))
+	for i, c := range s.mc.Def.StepChecks {
+		before[i] = c.Capture()
+	}
+	return before
+}
+
+// stepChecks checks the step invariants over the transition that just ran.
+func (s *search) stepChecks(before []any) *Violation {
+	for i, c := range s.mc.Def.StepChecks {
+		err, fail := Guard("step invariant "+c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
+		case err != nil:
+			return NewViolation("step-invariant", c.Name, err.Error(), "")
+		}
+	}
+	return nil
+}
+
+func (s *search) verifyTouches(next State, ev *cmc.Event) error {
+	all, err := s.mc.CaptureAll()
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		if all[i] != next[i] && !slices.Contains(ev.Touches, i) {
+			return fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event", ev.Proc, ev.Name, s.mc.Def.Components[i].Name, s.mc.Def.Components[i].Name)
+		}
+	}
+	return nil
+}
+
+// captureError reports a state that cannot be captured, with the path that reached it.
+func (s *search) captureError(idx int32, step pathStep, err error) error {
+	path := append(s.pathTo(idx), step)
+	return fmt.Errorf("after %d steps (last: %s): %w", len(path), s.mc.Def.Events[step.event].Proc+"."+s.mc.Def.Events[step.event].Name, err)
+}
+
+// pathTo rebuilds the steps from the initial state to the state at trail index idx.
+func (s *search) pathTo(idx int32) []pathStep {
+	var rev []pathStep
+	for i := idx; i > 0; i = s.trail[i].parent {
+		t := s.trail[i]
+		v := make([]int, t.n)
+		for j := range v {
+			v[j] = int(s.values[int(t.off)+j])
+		}
+		rev = append(rev, pathStep{event: int(t.event), values: v})
+	}
+	slices.Reverse(rev)
+	return append(slices.Clone(s.prefix), rev...)
+}
+
+// violation records a violation found at trail index idx (after last, when given), unless one
+// with the same signature was already reported.
+func (s *search) violation(idx int32, last *pathStep, v *Violation) {
+	path := s.pathTo(idx)
+	if last != nil {
+		path = append(path, *last)
+	}
+	s.report(path, v)
+}
+
+func (s *search) report(path []pathStep, v *Violation) {
+	if s.sigs[v.Signature] {
+		return
+	}
+	s.sigs[v.Signature] = true
+	t, _, _, err := s.mc.record(s.init, path)
+	if err != nil {
+		t = &Trace{Model: s.mc.Def.Name}
+		v.Message += " (the trace could not be recorded: " + err.Error() + ")"
+	}
+	t.Violation = v
+	s.res.Violations = append(s.res.Violations, t)
+	if !s.opts.All {
+		s.stop = true
+	}
+}
+
+// walk is a random walk: at each step a random enabled event with random Choose values.
+func (s *search) walk(start State) error {
+	seed := s.opts.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	s.res.Seed = seed
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	steps := s.opts.Steps
+	if steps <= 0 {
+		steps = 10000
+	}
+	mc := s.mc
+	st := start
+	path := slices.Clone(s.prefix)
+	var enabled []int
+	for n := 0; n < steps && !s.stop; n++ {
+		enabled = enabled[:0]
+		for ei, ev := range mc.Def.Events {
+			if err := mc.Load(st); err != nil {
+				return err
+			}
+			if ev.Enabled != nil {
+				on, fail := mc.enabled(ev)
+				if fail != nil {
+					s.report(path, NewViolation(fail.Kind, "", fail.Message, fail.Site))
+					return nil
+				}
+				if !on {
+					continue
+				}
+			}
+			enabled = append(enabled, ei)
+		}
+		if len(enabled) == 0 {
+			if mc.Def.Deadlock {
+				s.report(path, NewViolation("deadlock", "", "no event is enabled", ""))
+			}
+			break
+		}
+		ei := enabled[rng.IntN(len(enabled))]
+		ev := mc.Def.Events[ei]
+		if err := mc.Load(st); err != nil {
+			return err
+		}
+		before := s.captureBefore()
+		if s.opts.Begin != nil {
+			s.opts.Begin(int64(len(path)), ei, 0)
+		}
+		out := mc.Run(ev, nil, false, rng.IntN)
+		s.res.Transitions++
+		step := pathStep{event: ei, values: values(out.Points)}
+		path = append(path, step)
+		if f := out.Failure; f != nil {
+			s.report(path, NewViolation(f.Kind, "", f.Message, f.Site))
+			break
+		}
+		next, err := mc.Capture(st, ev.Touches)
+		if err != nil {
+			return fmt.Errorf("after %d steps: %w", len(path), err)
+		}
+		s.res.Depth = len(path)
+		s.key = next.key(s.key[:0])
+		if s.visited.add(mc.Hash(next), s.key) {
+			s.res.States++
+		}
+		if v := s.stepChecks(before); v != nil {
+			s.report(path, v)
+			break
+		}
+		if v := s.invariants(); v != nil {
+			s.report(path, v)
+			break
+		}
+		if s.cut() {
+			break
+		}
+		st = next
+		s.tick(len(path), 1)
+	}
+	if s.opts.Keep {
+		t, _, _, err := mc.record(s.init, path)
+		if err != nil {
+			return fmt.Errorf("record the walk: %w", err)
+		}
+		s.res.Walk = t
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+// visited is the set of states seen. By default it stores 64-bit hashes only (hash compaction, as
+// CMC and SPIN do) in an open-addressing table; exact mode keeps every state's component ids.
+type visited struct {
+	table []uint64 // 0 marks an empty slot; a hash of 0 is stored as 1
+	n     int
+	exact map[string]struct{}
+}
+
+func newVisited(exact bool) *visited {
+	v := &visited{table: make([]uint64, 1<<16)}
+	if exact {
+		v.exact = make(map[string]struct{})
+	}
+	return v
+}
+
+// add reports whether the state is new, and records it. key is the exact identity (component ids
+// as bytes) used only in exact mode.
+func (v *visited) add(h uint64, key []byte) bool {
+	if v.exact != nil {
+		if _, ok := v.exact[string(key)]; ok {
+			return false
+		}
+		v.exact[string(key)] = struct{}{}
+		v.n++
+		return true
+	}
+	if h == 0 {
+		h = 1
+	}
+	if 4*(v.n+1) > 3*len(v.table) {
+		v.grow()
+	}
+	mask := uint64(len(v.table) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch v.table[i] {
+		case h:
+			return false
+		case 0:
+			v.table[i] = h
+			v.n++
+			return true
+		}
+	}
+}
+
+func (v *visited) grow() {
+	old := v.table
+	v.table = make([]uint64, 2*len(old))
+	mask := uint64(len(v.table) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for v.table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		v.table[i] = h
+	}
+}
+
+// collisionBound is an upper bound on the probability that two of n distinct states had the same
+// 64-bit hash, so one of them was never explored (the birthday bound n(n-1)/2 / 2^64).
+func collisionBound(n int64) float64 {
+	f := float64(n)
+	return f * (f - 1) / 2 / 18446744073709551616.0
+}
+
+// bytes is the memory the set holds.
+func (v *visited) bytes() int64 {
+	if v.exact != nil {
+		return 0
+	}
+	return int64(len(v.table)) * 8
+}
