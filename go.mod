@@ -10,3 +10,8 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	modernc.org/sqlite v1.60.1
 )
+
+require (
+	github.com/cockroachdb/datadriven v1.0.3 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+)

@@ -205,16 +205,21 @@ func failure(r any) *Failure {
 	return &Failure{Kind: "panic", Message: fmt.Sprint(r), Site: panicSite()}
 }
 
-// panicSite finds the user frame that panicked: the first frame below the runtime's panic
-// machinery that is not the checker's own.
+// panicSite finds the user's statement that panicked: the first frame after the runtime's panic
+// machinery that is neither the runtime nor the checker's API (cmc.Choose, cmc.Assert).
 func panicSite() string {
 	pcs := make([]uintptr, 64)
 	n := runtime.Callers(3, pcs)
 	frames := runtime.CallersFrames(pcs[:n])
+	panicking := false
 	for {
 		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "github.com/cmc-go/cmc/engine.") &&
-			!strings.HasPrefix(f.Function, "github.com/cmc-go/cmc.") && f.File != "" {
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case !panicking || strings.HasPrefix(f.Function, "runtime."), strings.HasPrefix(f.Function, "github.com/cmc-go/cmc."),
+			strings.HasPrefix(f.Function, "github.com/cmc-go/cmc/internal/exec."):
+		default:
 			return fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
 		if !more {

@@ -40,6 +40,24 @@ type Options struct {
 	// Begin, when set, is called before every run of a handler: the worker publishes it so a
 	// transition that hangs or kills the process can be traced afterwards.
 	Begin func(state int64, event, attempt int)
+	// Reproduce stops the search just before the handler run at a Position (as Begin saw it in an
+	// earlier, identical search) and reports it as a violation of the given kind without running
+	// it: this is how a transition that hung or crashed the worker gets its trace.
+	Reproduce *Reproduction
+}
+
+// A Position names one handler run of a search: the trail index of the state, the event and the
+// attempt (which Choose combination). Searches are deterministic, so it names the same run again.
+type Position struct {
+	State   int64 `json:"state"`
+	Event   int   `json:"event"`
+	Attempt int   `json:"attempt"`
+}
+
+// A Reproduction is a Position and what happened there.
+type Reproduction struct {
+	Position
+	Kind, Message string
 }
 
 // Progress is a snapshot of a running search.
@@ -91,6 +109,7 @@ type search struct {
 	prefixB  []int
 	key      []byte
 	lastTick int64
+	depth    int // of the state being expanded
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -189,6 +208,7 @@ func (s *search) bfs(start State) error {
 			return nil
 		}
 		var next []entry
+		s.depth = depth
 		for i, e := range cur {
 			err := s.expand(e.idx, e.st, func(idx int32, st State) { next = append(next, entry{idx, st}) })
 			if err != nil {
@@ -198,9 +218,6 @@ func (s *search) bfs(start State) error {
 				return nil
 			}
 			s.tick(depth, len(cur)-i+len(next))
-		}
-		if len(next) > 0 {
-			s.res.Depth = depth + 1
 		}
 		cur = next
 	}
@@ -225,12 +242,10 @@ func (s *search) dfs(start State) error {
 			continue
 		}
 		succ = succ[:0]
+		s.depth = e.depth
 		err := s.expand(e.idx, e.st, func(idx int32, st State) { succ = append(succ, entry{idx, st, e.depth + 1}) })
 		if err != nil {
 			return err
-		}
-		if len(succ) > 0 {
-			s.res.Depth = max(s.res.Depth, e.depth+1)
 		}
 		// Push in reverse, so the first event's successor is explored first.
 		for i := len(succ) - 1; i >= 0; i-- {
@@ -284,6 +299,11 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		for attempt := 0; ; attempt++ {
 			if err := mc.Load(st); err != nil {
 				return err
+			}
+			if r := s.opts.Reproduce; r != nil && r.Position == (Position{int64(idx), ei, attempt}) {
+				s.violation(idx, &pathStep{event: ei, values: slices.Clone(prefix)}, NewViolation(r.Kind, "", r.Message, ev.File))
+				s.stop = true
+				return nil
 			}
 			before := s.captureBefore()
 			if s.opts.Begin != nil {
@@ -342,6 +362,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 		s.values = append(s.values, int32(v))
 	}
 	s.res.States++
+	s.res.Depth = max(s.res.Depth, s.depth+1)
 	if v := s.invariants(); v != nil {
 		s.violation(nidx, nil, v)
 		return nil
@@ -460,7 +481,20 @@ func (s *search) report(path []pathStep, v *Violation) {
 		return
 	}
 	s.sigs[v.Signature] = true
-	t, _, _, err := s.mc.record(s.init, path)
+	run := path
+	if v.Kind == "hang" || v.Kind == "crash" {
+		run = path[:len(path)-1] // running the last step again would hang or crash again
+	}
+	t, _, _, err := s.mc.record(s.init, run)
+	if err == nil && len(run) < len(path) {
+		last := path[len(path)-1]
+		ev := s.mc.Def.Events[last.event]
+		st := Step{Proc: ev.Proc, Event: ev.Name, Site: fmt.Sprintf("%s:%d", ev.File, ev.Line)}
+		for _, v := range last.values {
+			st.Choices = append(st.Choices, Choice{Value: v})
+		}
+		t.Steps = append(t.Steps, st)
+	}
 	if err != nil {
 		t = &Trace{Model: s.mc.Def.Name}
 		v.Message += " (the trace could not be recorded: " + err.Error() + ")"
@@ -518,6 +552,10 @@ func (s *search) walk(start State) error {
 			return err
 		}
 		before := s.captureBefore()
+		if r := s.opts.Reproduce; r != nil && r.Position == (Position{int64(len(path)), ei, 0}) {
+			s.report(append(path, pathStep{event: ei}), NewViolation(r.Kind, "", r.Message, ev.File))
+			break
+		}
 		if s.opts.Begin != nil {
 			s.opts.Begin(int64(len(path)), ei, 0)
 		}

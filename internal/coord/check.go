@@ -1,0 +1,63 @@
+package coord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/worker"
+)
+
+// Check runs a check in a fresh worker. When a transition hangs or kills the worker, it starts
+// another, re-runs the same deterministic search up to that transition, and returns the result
+// with the hang or crash as a violation with its trace.
+func Check(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	req.Op = "check"
+	res, err := checkOnce(ctx, bin, req, progress)
+	var died *ErrDied
+	if !errors.As(err, &died) {
+		return res, err
+	}
+	again := *req
+	again.Reproduce = died.Crash
+	res, err = checkOnce(ctx, bin, &again, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s; tracing it failed too: %w", died.Crash.Message, err)
+	}
+	if len(res.Violations) == 0 {
+		return nil, fmt.Errorf("%s, but re-running the search did not reach that transition again (is the model nondeterministic?)", died.Crash.Message)
+	}
+	res.Complete = false
+	return res, nil
+}
+
+func checkOnce(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress)) (*engine.Result, error) {
+	w, err := Start(bin)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	r, err := w.Call(ctx, req, progress)
+	if err != nil {
+		return nil, err
+	}
+	if r.Error != "" {
+		return nil, errors.New(r.Error)
+	}
+	return r.Result, nil
+}
+
+// Models lists the models the worker's package registered.
+func Models(ctx context.Context, bin string) ([]string, error) {
+	w, err := Start(bin)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	r, err := w.Call(ctx, &worker.Request{Op: "models"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Models, nil
+}

@@ -1,0 +1,167 @@
+package worker
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/engine"
+)
+
+// An Op serves a registered request kind (replay registers its own) and returns the reply data.
+type Op func(req *Request) ([]byte, error)
+
+var ops = map[string]Op{}
+
+// Register adds an op; call it from an init function.
+func Register(name string, op Op) { ops[name] = op }
+
+// Main serves requests on stdin until it closes. The user's package is built with a main that
+// only calls this.
+func Main() {
+	w := &server{out: json.NewEncoder(os.Stdout), pos: openPosition(os.Getenv("CMC_POSITION"))}
+	go w.watchdog()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<30)
+	for in.Scan() {
+		var req Request
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			w.reply(Reply{Done: true, Error: "worker: bad request: " + err.Error()})
+			continue
+		}
+		w.serve(&req)
+	}
+}
+
+type server struct {
+	mu  sync.Mutex // guards out: the watchdog may write too
+	out *json.Encoder
+	pos *position
+
+	running  atomic.Bool
+	runs     atomic.Int64 // handler runs started
+	deadline atomic.Int64 // nanoseconds one run may take
+}
+
+func (w *server) reply(r Reply) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.out.Encode(r)
+}
+
+func (w *server) serve(req *Request) {
+	defer func() {
+		// A panic here is a bug of ours, not the user's: say so and stay alive.
+		if r := recover(); r != nil {
+			w.reply(Reply{Done: true, Error: fmt.Sprintf("worker: internal error: %v", r)})
+		}
+	}()
+	switch req.Op {
+	case "models":
+		w.reply(Reply{Done: true, Models: cmc.Models()})
+	case "check":
+		res, err := w.check(req)
+		if err != nil {
+			w.reply(Reply{Done: true, Error: err.Error()})
+			return
+		}
+		w.reply(Reply{Done: true, Result: res})
+	default:
+		op, ok := ops[req.Op]
+		if !ok {
+			w.reply(Reply{Done: true, Error: fmt.Sprintf("worker: unknown op %q", req.Op)})
+			return
+		}
+		w.running.Store(true)
+		data, err := op(req)
+		w.running.Store(false)
+		if err != nil {
+			w.reply(Reply{Done: true, Error: err.Error()})
+			return
+		}
+		w.reply(Reply{Done: true, Data: data})
+	}
+}
+
+// Options converts the wire options to the engine's.
+func (o *CheckOptions) Options() engine.Options {
+	if o == nil {
+		return engine.Options{}
+	}
+	return engine.Options{
+		Search: o.Search, MaxDepth: o.MaxDepth, MaxStates: o.MaxStates, All: o.All, Exact: o.Exact,
+		Steps: o.Steps, Seed: o.Seed, Keep: o.Keep, From: o.From, FromSteps: o.FromSteps,
+		StrictPrefix: o.StrictPrefix, VerifyTouches: o.VerifyTouches,
+	}
+}
+
+func (w *server) check(req *Request) (*engine.Result, error) {
+	m, err := cmc.Build(req.Model, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	opts := req.Check.Options()
+	if req.Reproduce != nil {
+		opts.Reproduce = &engine.Reproduction{Position: req.Reproduce.Position, Kind: req.Reproduce.Kind, Message: req.Reproduce.Message}
+	}
+	d := 10 * time.Second
+	if req.Check != nil && req.Check.Deadline > 0 {
+		d = time.Duration(req.Check.Deadline * float64(time.Second))
+	}
+	w.deadline.Store(int64(d))
+	last := time.Now()
+	opts.Progress = func(p engine.Progress) {
+		if now := time.Now(); now.Sub(last) >= time.Second {
+			last = now
+			w.reply(Reply{Progress: &p})
+		}
+	}
+	opts.Begin = func(state int64, event, attempt int) {
+		w.pos.set(state, event, attempt)
+		w.runs.Add(1)
+	}
+	w.running.Store(true)
+	defer w.running.Store(false)
+	res, err := engine.Check(context.Background(), m, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range res.Violations {
+		t.Params = req.Params
+	}
+	if res.Walk != nil {
+		res.Walk.Params = req.Params
+	}
+	return res, nil
+}
+
+// watchdog reports a handler run that takes longer than the deadline, then exits: Go cannot stop
+// a goroutine, and the coordinator will trace the hang in a fresh worker.
+func (w *server) watchdog() {
+	var seen int64 = -1
+	var since time.Time
+	for range time.Tick(100 * time.Millisecond) {
+		if !w.running.Load() {
+			seen = -1
+			continue
+		}
+		n := w.runs.Load()
+		if n != seen {
+			seen, since = n, time.Now()
+			continue
+		}
+		d := time.Duration(w.deadline.Load())
+		if d > 0 && time.Since(since) > d {
+			state, event, attempt := w.pos.get()
+			w.reply(Reply{Crash: &Crash{Kind: "hang", Message: fmt.Sprintf("the handler did not return within %s (an infinite loop?)", d),
+				Position: engine.Position{State: state, Event: event, Attempt: attempt}}})
+			os.Exit(3)
+		}
+	}
+}

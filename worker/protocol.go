@@ -1,0 +1,56 @@
+package worker
+
+import (
+	"github.com/cmc-go/cmc/engine"
+)
+
+// A Request is one line the coordinator sends.
+type Request struct {
+	Op     string            `json:"op"` // models, check, or an op registered by another package
+	Model  string            `json:"model,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Check  *CheckOptions     `json:"check,omitempty"`
+	// Reproduce re-runs a check up to the transition that hung or crashed the previous worker and
+	// returns its trace instead of running it.
+	Reproduce *Crash `json:"reproduce,omitempty"`
+	// Args carries the arguments of registered ops.
+	Args []byte `json:"args,omitempty"`
+}
+
+// CheckOptions are engine.Options as they cross the pipe.
+type CheckOptions struct {
+	Search        string        `json:"search,omitempty"`
+	MaxDepth      int           `json:"max_depth,omitempty"`
+	MaxStates     int64         `json:"max_states,omitempty"`
+	All           bool          `json:"all,omitempty"`
+	Exact         bool          `json:"exact,omitempty"`
+	Steps         int           `json:"steps,omitempty"`
+	Seed          uint64        `json:"seed,omitempty"`
+	Keep          bool          `json:"keep,omitempty"`
+	From          *engine.Trace `json:"from,omitempty"`
+	FromSteps     int           `json:"from_steps,omitempty"`
+	StrictPrefix  bool          `json:"strict_prefix,omitempty"`
+	VerifyTouches bool          `json:"verify_touches,omitempty"`
+	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
+	// (default 10).
+	Deadline float64 `json:"deadline,omitempty"`
+}
+
+// A Reply is one line the worker sends. A request gets any number of progress replies, then one
+// with Done set.
+type Reply struct {
+	Progress *engine.Progress `json:"progress,omitempty"`
+	Done     bool             `json:"done,omitempty"`
+	Error    string           `json:"error,omitempty"`
+	Models   []string         `json:"models,omitempty"`
+	Result   *engine.Result   `json:"result,omitempty"`
+	Crash    *Crash           `json:"crash,omitempty"` // the worker is about to exit: a transition hung
+	Data     []byte           `json:"data,omitempty"`  // the result of a registered op
+}
+
+// A Crash says which transition hung or killed the worker.
+type Crash struct {
+	Kind    string `json:"kind"` // hang or crash
+	Message string `json:"message"`
+	engine.Position
+}
