@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,12 +20,19 @@ type Op func(req *Request) ([]byte, error)
 
 var ops = map[string]Op{}
 
+// maxStack bounds a goroutine's stack in the worker: a handler that recurses past it is reported
+// as a crash (stack overflow) with its trace.
+const maxStack = 64 << 20
+
 // Register adds an op; call it from an init function.
 func Register(name string, op Op) { ops[name] = op }
 
 // Main serves requests on stdin until it closes. The user's package is built with a main that
 // only calls this.
 func Main() {
+	// A runaway recursion should be reported quickly, not after growing a 1 GB stack; protocol
+	// handlers need far less than this.
+	debug.SetMaxStack(maxStack)
 	w := &server{out: json.NewEncoder(os.Stdout), pos: openPosition(os.Getenv("CMC_POSITION"))}
 	go w.watchdog()
 	in := bufio.NewScanner(os.Stdin)
