@@ -40,9 +40,3 @@ func (t *Timers) Fire(proc int, name string) bool {
 	t.Cancel(proc, name)
 	return true
 }
-
-// A Clock whose time never moves: timeouts are events, not time (the thesis's constant clock).
-type Clock struct{ T int64 }
-
-// Now returns the constant time.
-func (c Clock) Now() int64 { return c.T }

@@ -1,0 +1,97 @@
+package aodv
+
+import (
+	"fmt"
+
+	"github.com/cmc-go/cmc"
+)
+
+// properties adds the thesis's Table 4.2: the routing loop invariant, routing table assertions,
+// the loop-freedom partial order, and assertions on the messages in flight.
+func (s *System) properties(m *cmc.Model) {
+	m.Invariant("NoRoutingLoop", s.noLoop)
+	m.Invariant("RoutingTable", s.tables)
+	if s.cfg.Order {
+		m.Invariant("LoopFreedomOrder", s.order)
+	}
+	m.Invariant("WellFormedMessages", s.messages)
+}
+
+// noLoop follows the valid next hops towards every destination from every node: a chain that
+// comes back to a node it passed is a routing loop, which AODV can never repair.
+func (s *System) noLoop() error {
+	n := len(s.Routers)
+	for d := range n {
+		dest := NodeID(d)
+		for start := range n {
+			chain := []NodeID{NodeID(start)}
+			at := NodeID(start)
+			for at != dest {
+				next, ok := s.Routers[at].NextHop(dest)
+				if !ok {
+					break
+				}
+				for i, c := range chain {
+					if c == next {
+						return fmt.Errorf("routing loop towards %v: %s", dest, path(append(chain[i:], next)))
+					}
+				}
+				chain = append(chain, next)
+				at = next
+			}
+		}
+	}
+	return nil
+}
+
+// tables checks each routing table: at most one entry per destination, none for the node itself
+// (so no self route with a hop count other than 0), and a hop count that is infinity or less
+// than the number of nodes.
+func (s *System) tables() error {
+	for _, r := range s.Routers {
+		if err := r.CheckTable(); err != nil {
+			return err
+		}
+		for _, rt := range r.Routes() {
+			if rt.Hops != Infinity && int(rt.Hops) >= len(s.Routers) {
+				return fmt.Errorf("node %v: route %v: hop count %d is not less than the %d nodes", r.ID(), rt, rt.Hops, len(s.Routers))
+			}
+		}
+	}
+	return nil
+}
+
+// order checks the partial order that makes AODV loop-free (thesis section 4.2): when b is a's
+// next hop to d, b's route to d is newer, or as new and shorter.
+func (s *System) order() error {
+	for _, a := range s.Routers {
+		for _, ra := range a.Routes() {
+			if !ra.Valid || ra.NextHop == ra.Dest {
+				continue
+			}
+			b := s.Routers[ra.NextHop]
+			rb, ok := b.Route(ra.Dest)
+			if !ok || !rb.ValidSeq || !ra.ValidSeq {
+				continue
+			}
+			if !(SeqNewer(rb.Seq, ra.Seq) || (rb.Seq == ra.Seq && rb.Valid && rb.Hops < ra.Hops)) {
+				return fmt.Errorf("%v routes to %v via %v with (seq %d, hops %d), but %v has (seq %d, hops %d)",
+					a.ID(), ra.Dest, b.ID(), ra.Seq, ra.Hops, b.ID(), rb.Seq, rb.Hops)
+			}
+		}
+	}
+	return nil
+}
+
+// messages checks every message in flight is well formed; a hop count of infinity never travels.
+func (s *System) messages() error {
+	for _, p := range s.Net.Pending {
+		if err := p.Msg.Validate(); err != nil {
+			return fmt.Errorf("message %v from %v to %v: %w", p.Msg, NodeID(p.From), NodeID(p.To), err)
+		}
+		if p.Msg.HopCount == Infinity {
+			return fmt.Errorf("message %v from %v to %v carries hop count infinity", p.Msg, NodeID(p.From), NodeID(p.To))
+		}
+	}
+	return nil
+}
