@@ -31,6 +31,7 @@ type Component struct {
 type Event struct {
 	Proc    string
 	Name    string
+	Label   string      // Proc.Name
 	Comp    int         // index of the process's component
 	Touches []int       // components the handler may change
 	Enabled func() bool // nil: always enabled
@@ -131,6 +132,7 @@ func (m *Model) index(name string) int {
 func (p *Proc) On(event string, handler func(), opts ...Option) *Proc {
 	m := p.m
 	e := &Event{Proc: m.comps[p.comp].Name, Name: event, Comp: p.comp, Handler: handler}
+	e.Label = e.Proc + "." + e.Name
 	if handler == nil {
 		m.fail("event %s.%s has no handler", e.Proc, e.Name)
 		return p

@@ -182,12 +182,14 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 	return out
 }
 
-// Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure.
-func Guard(what string, f func() error) (err error, fail *Failure) {
+// Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure whose
+// message says which kind and name of check it was. The message is built only on failure: guards
+// run for every transition.
+func Guard(kind, name string, f func() error) (err error, fail *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
 			fail = failure(r)
-			fail.Message = what + ": " + fail.Message
+			fail.Message = kind + " " + name + ": " + fail.Message
 		}
 	}()
 	return f(), nil

@@ -386,7 +386,7 @@ func values(points []ChoicePoint) []int {
 // invariants checks the invariants on the live state.
 func (s *search) invariants() *Violation {
 	for _, inv := range s.mc.Def.Invariants {
-		err, fail := Guard("invariant "+inv.Name, inv.Check)
+		err, fail := Guard("invariant", inv.Name, inv.Check)
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
@@ -400,7 +400,7 @@ func (s *search) invariants() *Violation {
 // cut reports whether a constraint keeps the live state from being expanded.
 func (s *search) cut() bool {
 	for _, c := range s.mc.Def.Constraints {
-		if err, fail := Guard("constraint "+c.Name, c.Check); err != nil || fail != nil {
+		if err, fail := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
 		}
 	}
@@ -421,7 +421,7 @@ func (s *search) captureBefore() []any {
 // stepChecks checks the step invariants over the transition that just ran.
 func (s *search) stepChecks(before []any) *Violation {
 	for i, c := range s.mc.Def.StepChecks {
-		err, fail := Guard("step invariant "+c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)

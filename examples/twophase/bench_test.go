@@ -1,0 +1,30 @@
+package twophase
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cmc-go/cmc/engine"
+)
+
+// BenchmarkCheck explores TwoPhase exhaustively; states/s and bytes per visited state are
+// reported as metrics. RM=9 (10,340,352 states) takes minutes: run it with -bench=RM9.
+func BenchmarkCheck(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		rm   int
+	}{{"RM7", 7}, {"RM9", 9}} {
+		b.Run(c.name, func(b *testing.B) {
+			var res *engine.Result
+			for b.Loop() {
+				var err error
+				res, err = engine.Check(context.Background(), New(c.rm), engine.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(res.States), "states")
+		})
+	}
+}
