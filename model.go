@@ -18,6 +18,7 @@ type Model struct {
 	constraints []Property
 	deadlock    bool
 	err         error
+	used        bool
 }
 
 // A Component is one part of the state: a process or an environment component (network, timers).
@@ -189,6 +190,10 @@ func (m *Model) Definition() (*Definition, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
+	if m.used {
+		return nil, fmt.Errorf("model %s was already run: its processes hold the last run's state, so build a new model for each run", m.name)
+	}
+	m.used = true
 	procs := 0
 	for _, c := range m.comps {
 		if !c.Shared {

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/replay"
+	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/worker"
+)
+
+func init() {
+	commands["replay"] = command{run: runReplay,
+		usage: "replay a stored trace, proving every step: replay [-db FILE] [-pkg PATH] [-to N] ID (or -trace FILE.json)"}
+}
+
+// replayFlags are the replay command's flags.
+type replayFlags struct {
+	db, pkg, file, model string
+	to                   int
+}
+
+func runReplay(args []string) int {
+	var f replayFlags
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
+	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
+	fs.IntVar(&f.to, "to", 0, "replay only the first `N` steps")
+	fs.StringVar(&f.file, "trace", "", "replay the trace in this JSON `file` (an engine.Trace) instead of one from the database")
+	fs.StringVar(&f.model, "model", "", "the registered model `name` (default: the trace's model)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var id int64
+	switch {
+	case f.file != "" && fs.NArg() == 0:
+	case f.file == "" && fs.NArg() == 1:
+		var err error
+		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id < 1 {
+			fmt.Fprintf(os.Stderr, "cmcdap replay: %q is not a trace id: give the number cmcdap check printed, e.g. cmcdap replay 3\n", fs.Arg(0))
+			return 2
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "cmcdap replay: give one trace id (cmcdap replay 3) or -trace FILE.json")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	code, err := replayTrace(ctx, &f, id, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmcdap replay: "+err.Error())
+	}
+	return code
+}
+
+// replayTrace replays trace id (or f.file) in a worker built from the model's package, prints
+// what it proved and returns the exit code: 0 every step and the violation reproduced, 1 it
+// diverged, 2 it could not be replayed at all.
+func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) (int, error) {
+	t, what, pkgPath, err := loadTrace(f, id)
+	if err != nil {
+		return 2, err
+	}
+	if f.pkg != "" {
+		pkgPath = f.pkg
+	}
+	if pkgPath == "" {
+		pkgPath = "."
+	}
+	pkg, err := coord.Resolve(ctx, ".", pkgPath)
+	if err != nil {
+		return 2, err
+	}
+	bin, err := coord.Build(ctx, pkg)
+	if err != nil {
+		return 2, err
+	}
+	w, err := coord.Start(bin)
+	if err != nil {
+		return 2, err
+	}
+	defer w.Close()
+	model := f.model
+	if model == "" {
+		model = t.Model
+	}
+	args, err := json.Marshal(worker.ReplayOpenArgs{Model: model, Params: t.Params, Trace: t, To: f.to})
+	if err != nil {
+		return 2, err
+	}
+	r, err := w.Call(ctx, &worker.Request{Op: "replay.open", Args: args}, nil)
+	var died *coord.ErrDied
+	switch {
+	case errors.As(err, &died):
+		fmt.Fprintf(stdout, "replaying %s killed the worker: %s\n", what, died.Crash.Message)
+		return 1, nil
+	case err != nil:
+		return 2, err
+	case r.Error != "":
+		return 2, fmt.Errorf("%s (package %s)", r.Error, pkg.ImportPath)
+	}
+	var sum replay.Summary
+	if err := json.Unmarshal(r.Data, &sum); err != nil {
+		return 2, fmt.Errorf("worker: bad replay summary: %w", err)
+	}
+	fmt.Fprintln(stdout, sum.Describe(what))
+	if !sum.OK() {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// loadTrace reads the trace from f.file or the database, with a name for it and the package its
+// run checked (empty when unknown).
+func loadTrace(f *replayFlags, id int64) (t *engine.Trace, what, pkg string, err error) {
+	if f.file != "" {
+		b, err := os.ReadFile(f.file)
+		if err != nil {
+			return nil, "", "", err
+		}
+		t = new(engine.Trace)
+		if err := json.Unmarshal(b, t); err != nil {
+			return nil, "", "", fmt.Errorf("%s is not a trace in JSON: %w", f.file, err)
+		}
+		return t, fmt.Sprintf("%s (%s)", f.file, t.Model), "", nil
+	}
+	path := f.db
+	if path == "" {
+		path = store.DefaultPath(".")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", "", fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
+	}
+	db, err := store.Open(path)
+	if err != nil {
+		return nil, "", "", err
+	}
+	defer db.Close()
+	t, info, err := db.Trace(id)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if info.Run != 0 {
+		if run, err := db.Run(info.Run); err == nil {
+			pkg = run.Package
+		}
+	}
+	return t, fmt.Sprintf("trace %d (%s)", id, info.Model), pkg, nil
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
+)
+
+// The trace database's read-only commands: list traces, show one, list bookmarks.
+func init() {
+	commands["traces"] = command{run: func(args []string) int { return tracesCommand(args, os.Stdout, os.Stderr) },
+		usage: "list stored traces: traces [-db FILE] [-json]"}
+	commands["trace show"] = command{run: func(args []string) int { return traceShowCommand(args, os.Stdout, os.Stderr) },
+		usage: "print a stored trace step by step: trace show [-db FILE] [-json] ID"}
+	commands["bookmarks"] = command{run: func(args []string) int { return bookmarksCommand(args, os.Stdout, os.Stderr) },
+		usage: "list bookmarks: bookmarks [-db FILE] [-json]"}
+}
+
+// dbFlags are the flags the trace database commands share.
+type dbFlags struct {
+	db      string
+	jsonOut bool
+}
+
+// parseDBFlags parses args for command name, allowing flags after the positional arguments too
+// (cmcdap trace show 3 -json), and returns the positional ones; ok false means exit 2 (the flag
+// package has said why).
+func parseDBFlags(name string, args []string, stderr io.Writer) (f dbFlags, pos []string, ok bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	for {
+		if err := fs.Parse(args); err != nil {
+			return f, nil, false
+		}
+		if fs.NArg() == 0 {
+			return f, pos, true
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
+// openTraceDB opens the database at path (default .cmc/traces.db) if there is one: listing
+// must not create a database.
+func openTraceDB(path string) (*store.Store, error) {
+	if path == "" {
+		path = store.DefaultPath(".")
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
+	}
+	return store.Open(path)
+}
+
+// fail prints a one-line error for command name and returns exit code 2.
+func fail(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "cmcdap %s: %s\n", name, strings.ReplaceAll(err.Error(), "\n", " "))
+	return 2
+}
+
+func tracesCommand(args []string, stdout, stderr io.Writer) int {
+	f, pos, ok := parseDBFlags("traces", args, stderr)
+	if !ok {
+		return 2
+	}
+	if len(pos) > 0 {
+		return fail(stderr, "traces", fmt.Errorf("unexpected argument %q: to see one trace, use cmcdap trace show %s", pos[0], pos[0]))
+	}
+	db, err := openTraceDB(f.db)
+	if err != nil {
+		return fail(stderr, "traces", err)
+	}
+	defer db.Close()
+	traces, err := db.Traces(store.TraceQuery{})
+	if err != nil {
+		return fail(stderr, "traces", err)
+	}
+	if f.jsonOut {
+		return printJSON(stdout, stderr, "traces", nonNil(traces))
+	}
+	if len(traces) == 0 {
+		fmt.Fprintf(stdout, "no traces in %s\n", db.Path())
+		return 0
+	}
+	idW, stepsW := len("ID"), len("STEPS")
+	for _, ti := range traces {
+		idW, stepsW = max(idW, len(strconv.FormatInt(ti.ID, 10))), max(stepsW, len(strconv.Itoa(ti.Length)))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%*s\tMODEL\tKIND\t%*s\tFOUND\tSEEN\tMESSAGE\n", idW, "ID", stepsW, "STEPS")
+	for _, ti := range traces {
+		kind, seen := ti.Kind, strconv.Itoa(ti.Seen)
+		if kind == "" {
+			kind, seen = "walk", "-"
+		}
+		fmt.Fprintf(tw, "%*d\t%s\t%s\t%*d\t%s\t%4s\t%s\n", idW, ti.ID, ti.Model, kind, stepsW, ti.Length,
+			ti.Found.Local().Format("2006-01-02 15:04:05"), seen, clip(ti.Message, 60))
+	}
+	tw.Flush()
+	return 0
+}
+
+func traceShowCommand(args []string, stdout, stderr io.Writer) int {
+	f, pos, ok := parseDBFlags("trace show", args, stderr)
+	if !ok {
+		return 2
+	}
+	if len(pos) != 1 {
+		return fail(stderr, "trace show", errors.New("give one trace id, e.g. cmcdap trace show 3 (cmcdap traces lists them)"))
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id < 1 {
+		return fail(stderr, "trace show", fmt.Errorf("%q is not a trace id: give the number cmcdap traces lists", pos[0]))
+	}
+	db, err := openTraceDB(f.db)
+	if err != nil {
+		return fail(stderr, "trace show", err)
+	}
+	defer db.Close()
+	t, info, err := db.Trace(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(stderr, "trace show", fmt.Errorf("no trace %d in %s: cmcdap traces lists them", id, db.Path()))
+	}
+	if err != nil {
+		return fail(stderr, "trace show", err)
+	}
+	if f.jsonOut {
+		return printJSON(stdout, stderr, "trace show", struct {
+			Info  store.TraceInfo `json:"info"`
+			Trace *engine.Trace   `json:"trace"`
+		}{info, t})
+	}
+	writeTraceHeader(stdout, info, t)
+	if err := tracefmt.Write(stdout, t); err != nil {
+		return fail(stderr, "trace show", err)
+	}
+	return 0
+}
+
+// writeTraceHeader says what the trace is before its steps.
+func writeTraceHeader(w io.Writer, info store.TraceInfo, t *engine.Trace) {
+	fmt.Fprintf(w, "trace %d: %s", info.ID, info.Model)
+	if len(t.Params) > 0 {
+		keys := make([]string, 0, len(t.Params))
+		for k := range t.Params {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + t.Params[k]
+		}
+		fmt.Fprintf(w, " (%s)", strings.Join(keys, " "))
+	}
+	steps := "steps"
+	if len(t.Steps) == 1 {
+		steps = "step"
+	}
+	fmt.Fprintf(w, ", %d %s, found %s", len(t.Steps), steps, info.Found.Local().Format("2006-01-02 15:04:05"))
+	if info.Run != 0 {
+		fmt.Fprintf(w, " by run %d", info.Run)
+	}
+	fmt.Fprintln(w)
+	if v := t.Violation; v != nil {
+		fmt.Fprintf(w, "violation: %s", v.Kind)
+		if v.Name != "" {
+			fmt.Fprintf(w, " %s", v.Name)
+		}
+		fmt.Fprintf(w, ": %s", v.Message)
+		if v.Site != "" {
+			fmt.Fprintf(w, " at %s", tracefmt.Base(v.Site))
+		}
+		fmt.Fprintln(w)
+		if info.Seen > 1 {
+			fmt.Fprintf(w, "found %d times (signature %s), first as trace %d\n", info.Seen, v.Signature, info.FirstSeen)
+		}
+	} else {
+		fmt.Fprintln(w, "no violation (a kept random walk)")
+	}
+	fmt.Fprintln(w)
+}
+
+func bookmarksCommand(args []string, stdout, stderr io.Writer) int {
+	f, pos, ok := parseDBFlags("bookmarks", args, stderr)
+	if !ok {
+		return 2
+	}
+	if len(pos) > 0 {
+		return fail(stderr, "bookmarks", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	db, err := openTraceDB(f.db)
+	if err != nil {
+		return fail(stderr, "bookmarks", err)
+	}
+	defer db.Close()
+	bms, err := db.Bookmarks()
+	if err != nil {
+		return fail(stderr, "bookmarks", err)
+	}
+	if f.jsonOut {
+		return printJSON(stdout, stderr, "bookmarks", nonNil(bms))
+	}
+	if len(bms) == 0 {
+		fmt.Fprintf(stdout, "no bookmarks in %s\n", db.Path())
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTRACE\tSTEP\tCREATED\tNOTE")
+	for _, b := range bms {
+		fmt.Fprintf(tw, "%s\t%5d\t%4d\t%s\t%s\n", b.Name, b.Trace, b.Step,
+			b.Created.Local().Format("2006-01-02 15:04:05"), clip(b.Note, 60))
+	}
+	tw.Flush()
+	return 0
+}
+
+func printJSON(stdout, stderr io.Writer, name string, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "A -> B", not "A -\u003e B"
+	if err := enc.Encode(v); err != nil {
+		return fail(stderr, name, err)
+	}
+	return 0
+}
+
+// nonNil makes an empty list print as [] in JSON.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// clip shortens s to n runes with an ellipsis, on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/store"
+)
+
+// tracesDB makes a database with two traces of the same violation, a random walk and a bookmark.
+func tracesDB(t *testing.T) (path string, loop *engine.Trace) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "traces.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loop = &engine.Trace{
+		Model: "aodv", Params: map[string]string{"nodes": "3", "bug": "spec"}, InitHash: 7,
+		Init: []canon.Leaf{{Path: "B.routes[D].seq", Value: "3"}, {Path: "B.seq", Value: "1"}},
+		Steps: []engine.Step{{
+			Proc: "B", Event: "recvRERR", Site: "/home/dev/aodv/rerr.go:57", Hash: 8,
+			Choices: []engine.Choice{{Value: 1, N: 2, Site: "/home/dev/cmc/env/net.go:93"}},
+			Notes:   []engine.Note{{Kind: "deliver", From: "C", To: "B", Msg: "RERR{dest=D seq=2}"}},
+			Changes: []canon.Change{{Path: "B.routes[D].seq", Kind: "changed", Old: "3", New: "2"},
+				{Path: "B.routes[D].valid", Kind: "added", New: "false"}},
+		}},
+		Violation: engine.NewViolation("invariant", "noloop", "routing loop: A -> B -> A", ""),
+	}
+	found := time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC)
+	for range 2 {
+		if _, err := db.AddTrace(0, loop, found); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk := &engine.Trace{Model: "twophase", Steps: make([]engine.Step, 12)}
+	if _, err := db.AddTrace(0, walk, found); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddBookmark(store.Bookmark{Trace: 1, Step: 1, Name: "stale rerr", Note: "B takes seq 2 < 3", Created: found}); err != nil {
+		t.Fatal(err)
+	}
+	return path, loop
+}
+
+func runCmd(f func([]string, io.Writer, io.Writer) int, args ...string) (code int, stdout, stderr string) {
+	var out, errb strings.Builder
+	code = f(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestTracesCommand(t *testing.T) {
+	path, _ := tracesDB(t)
+	code, out, errs := runCmd(tracesCommand, "-db", path)
+	when := time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC).Local().Format("2006-01-02 15:04:05")
+	want := "ID  MODEL     KIND       STEPS  FOUND                SEEN  MESSAGE\n" +
+		" 1  aodv      invariant      1  " + when + "     2  routing loop: A -> B -> A\n" +
+		" 2  aodv      invariant      1  " + when + "     2  routing loop: A -> B -> A\n" +
+		" 3  twophase  walk          12  " + when + "     -  \n"
+	if code != 0 || errs != "" || out != want {
+		t.Errorf("traces: code %d, stderr %q, output\n%s\nwant\n%s", code, errs, out, want)
+	}
+
+	code, out, _ = runCmd(tracesCommand, "-json", "-db", path)
+	var infos []store.TraceInfo
+	if err := json.Unmarshal([]byte(out), &infos); code != 0 || err != nil || len(infos) != 3 || infos[1].FirstSeen != 1 {
+		t.Errorf("traces -json: code %d, %v, %s", code, err, out)
+	}
+}
+
+func TestTraceShowCommand(t *testing.T) {
+	path, loop := tracesDB(t)
+	when := time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC).Local().Format("2006-01-02 15:04:05")
+	want := `trace 2: aodv (bug=spec nodes=3), 1 step, found ` + when + `
+violation: invariant noloop: routing loop: A -> B -> A
+found 2 times (signature invariant:noloop), first as trace 1
+
+0  initial state: 2 values
+1  B  recvRERR  rerr.go:57
+     choose 1/2 @ net.go:93
+     deliver C->B RERR{dest=D seq=2}
+     ~ B.routes[D].seq    3 -> 2
+     + B.routes[D].valid  false
+`
+	code, out, errs := runCmd(traceShowCommand, "-db", path, "2")
+	if code != 0 || errs != "" || out != want {
+		t.Errorf("trace show: code %d, stderr %q, output\n%s\nwant\n%s", code, errs, out, want)
+	}
+
+	code, out, _ = runCmd(traceShowCommand, "2", "-json", "-db", path) // flags after the id too
+	var got struct {
+		Info  store.TraceInfo
+		Trace *engine.Trace
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Info.Seen != 2 {
+		t.Fatalf("trace show -json: code %d, %v, %s", code, err, out)
+	}
+	if d := cmp.Diff(loop, got.Trace, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("trace show -json:\n%s", d)
+	}
+}
+
+func TestBookmarksCommand(t *testing.T) {
+	path, _ := tracesDB(t)
+	when := time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC).Local().Format("2006-01-02 15:04:05")
+	want := "NAME        TRACE  STEP  CREATED              NOTE\n" +
+		"stale rerr      1     1  " + when + "  B takes seq 2 < 3\n"
+	code, out, errs := runCmd(bookmarksCommand, "-db", path)
+	if code != 0 || errs != "" || out != want {
+		t.Errorf("bookmarks: code %d, stderr %q, output\n%s\nwant\n%s", code, errs, out, want)
+	}
+	code, out, _ = runCmd(bookmarksCommand, "-db", path, "-json")
+	var bms []store.Bookmark
+	if err := json.Unmarshal([]byte(out), &bms); code != 0 || err != nil || len(bms) != 1 || bms[0].Name != "stale rerr" {
+		t.Errorf("bookmarks -json: code %d, %v, %s", code, err, out)
+	}
+}
+
+// Errors are one line on stderr and exit code 2.
+func TestTracesCommandErrors(t *testing.T) {
+	path, _ := tracesDB(t)
+	missing := filepath.Join(t.TempDir(), "none.db")
+	for _, c := range []struct {
+		f    func([]string, io.Writer, io.Writer) int
+		args []string
+		says string
+	}{
+		{tracesCommand, []string{"-db", missing}, "cmcdap traces: no trace database at " + missing},
+		{tracesCommand, []string{"-db", path, "3"}, "cmcdap traces: unexpected argument"},
+		{traceShowCommand, []string{"-db", path}, "cmcdap trace show: give one trace id"},
+		{traceShowCommand, []string{"-db", path, "x"}, `cmcdap trace show: "x" is not a trace id`},
+		{traceShowCommand, []string{"-db", path, "9"}, "cmcdap trace show: no trace 9 in " + path},
+		{traceShowCommand, []string{"-db", missing, "1"}, "no trace database at"},
+		{bookmarksCommand, []string{"-db", missing}, "cmcdap bookmarks: no trace database"},
+		{bookmarksCommand, []string{"-db", filepath.Dir(path)}, "not a cmcdap trace database"},
+	} {
+		code, out, errs := runCmd(c.f, c.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, "cmcdap ") || !strings.Contains(errs, c.says) ||
+			strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.says)
+		}
+	}
+	if code, _, _ := runCmd(tracesCommand, "-nosuchflag"); code != 2 {
+		t.Errorf("a bad flag: exit %d", code)
+	}
+}

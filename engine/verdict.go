@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/cmc-go/cmc/internal/exec"
+)
+
+// The checks the search makes after a transition, as Machine methods, so replay can say whether a
+// stored trace's violation still happens (and minimisation whether a shorter path reaches it)
+// without a search.
+
+// CaptureStep runs the step invariants' capture functions on the live state: call it after
+// loading the state a transition starts from, and pass the result to Verdict.
+func (mc *Machine) CaptureStep() []any {
+	if len(mc.Def.StepChecks) == 0 {
+		return nil
+	}
+	before := make([]any, len(mc.Def.StepChecks))
+	for i, c := range mc.Def.StepChecks {
+		before[i] = c.Capture()
+	}
+	return before
+}
+
+// Verdict checks the state a transition reached as the search does: the step invariants over the
+// transition (before is what CaptureStep returned before it; nil skips them), then the invariants,
+// then the enabling conditions (a panic in one is a violation) and, when the model makes deadlock
+// an error, whether any event is enabled. It returns the first violation, or nil.
+func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
+	if before != nil {
+		// The live values are what the transition left: the step checks read them as they are.
+		for i, c := range mc.Def.StepChecks {
+			err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+			switch {
+			case fail != nil:
+				return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site), nil
+			case err != nil:
+				return NewViolation("step-invariant", c.Name, err.Error(), ""), nil
+			}
+		}
+	}
+	if err := mc.Load(s); err != nil {
+		return nil, err
+	}
+	for _, inv := range mc.Def.Invariants {
+		err, fail := Guard("invariant", inv.Name, inv.Check)
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site), nil
+		case err != nil:
+			return NewViolation("invariant", inv.Name, err.Error(), ""), nil
+		}
+	}
+	enabled, fail, err := mc.Enabled(s)
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil:
+		return NewViolation(fail.Kind, "", fail.Message, fail.Site), nil
+	case len(enabled) == 0 && mc.Def.Deadlock:
+		return NewViolation("deadlock", "", "no event is enabled", ""), nil
+	}
+	return nil, nil
+}
+
+// Enabled lists the indexes of the events enabled in s. A panic in an enabling condition stops
+// the list and is returned as a Failure.
+func (mc *Machine) Enabled(s State) ([]int, *Failure, error) {
+	if err := mc.Load(s); err != nil {
+		return nil, nil, err
+	}
+	var out []int
+	for i, ev := range mc.Def.Events {
+		if ev.Enabled != nil {
+			on, fail := mc.enabled(ev)
+			if fail != nil {
+				return out, fail, nil
+			}
+			if !on {
+				continue
+			}
+		}
+		out = append(out, i)
+	}
+	return out, nil, nil
+}
+
+// RunChoosing runs event ev's handler once on the live state with Choose calls answered by
+// choose(i, n) (i counts the calls from 0). Replay uses it to stop a handler at a Choose call (choose
+// panics) and minimisation to replay a shortened trace leniently (choose clamps a stale value).
+func (mc *Machine) RunChoosing(ev int, noting bool, choose func(i, n int) int) Outcome {
+	calls := 0
+	return mc.Run(mc.Def.Events[ev], nil, noting, func(n int) int {
+		v := choose(calls, n)
+		calls++
+		return v
+	})
+}
+
+// Record re-runs steps from state init with notes on and returns the full trace, as the search
+// records a violation's path: Choose sites, notes, state hashes and changes. The caller sets the
+// Violation. A step whose handler fails must be the last.
+func (mc *Machine) Record(init State, steps []Step) (*Trace, State, Outcome, error) {
+	path := make([]pathStep, len(steps))
+	for i := range steps {
+		ei, _ := mc.Event(steps[i].Proc, steps[i].Event)
+		if ei < 0 {
+			return nil, nil, Outcome{}, fmt.Errorf("step %d: the model has no event %s.%s", i+1, steps[i].Proc, steps[i].Event)
+		}
+		path[i] = pathStep{event: ei, values: steps[i].Values()}
+	}
+	return mc.record(init, path)
+}
+
+// Pause releases the process-wide lock on running user code while the machine is idle, so another
+// machine in the same process can run (a check in a worker that holds an open replay session).
+// Resume takes it back; call it before using the machine again. Close needs it held.
+func (mc *Machine) Pause() { exec.Lock.Unlock() }
+
+// Resume takes back the lock Pause released.
+func (mc *Machine) Resume() { exec.Lock.Lock() }

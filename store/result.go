@@ -1,0 +1,37 @@
+package store
+
+import (
+	"time"
+
+	"github.com/cmc-go/cmc/engine"
+)
+
+// AddResult stores a finished check: the run with the result's counts and an outcome, then its
+// traces (the violations, then a kept random walk). It returns the traces' ids in that order. The
+// check command and the DAP session both store their runs this way.
+func (s *Store) AddResult(run Run, res *engine.Result, found time.Time) (runID int64, traceIDs []int64, err error) {
+	run.SetResult(res)
+	run.Outcome = "ok"
+	switch {
+	case res.Cancelled:
+		run.Outcome = "cancelled"
+	case len(res.Violations) > 0:
+		run.Outcome = "violation"
+	}
+	runID, err = s.AddRun(run)
+	if err != nil {
+		return 0, nil, err
+	}
+	traces := res.Violations
+	if res.Walk != nil {
+		traces = append(traces[:len(traces):len(traces)], res.Walk)
+	}
+	for _, t := range traces {
+		id, err := s.AddTrace(runID, t, found)
+		if err != nil {
+			return runID, traceIDs, err
+		}
+		traceIDs = append(traceIDs, id)
+	}
+	return runID, traceIDs, nil
+}

@@ -1,0 +1,116 @@
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/replay"
+)
+
+// The replay ops keep one open replay.Session per worker process, so the coordinator (the DAP
+// session) can open a stored trace once and then ask for any step's view (heap graph, diff,
+// choices, notes) as the user moves through it.
+//
+//	replay.open  {model, params, trace, to}  -> replay.Summary (a divergence is data, not an error)
+//	replay.view  {step, choice}              -> replay.View at that position
+//	replay.close {}                          -> {}
+//
+// model and params default to the request's Model and Params.
+func init() {
+	Register("replay.open", replayOpen)
+	Register("replay.view", replayView)
+	Register("replay.close", replayClose)
+}
+
+// ReplayOpenArgs are the arguments of replay.open.
+type ReplayOpenArgs struct {
+	Model  string            `json:"model,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Trace  *engine.Trace     `json:"trace"`
+	To     int               `json:"to,omitempty"` // replay only the first To steps (0: all)
+}
+
+// ReplayViewArgs are the arguments of replay.view.
+type ReplayViewArgs struct {
+	Step   int `json:"step"`
+	Choice int `json:"choice,omitempty"` // 0: the end of the step; k: at its k-th Choose call
+}
+
+var replaySession struct {
+	sync.Mutex
+	s *replay.Session
+}
+
+func replayOpen(req *Request) ([]byte, error) {
+	var a ReplayOpenArgs
+	if err := json.Unmarshal(req.Args, &a); err != nil {
+		return nil, fmt.Errorf("replay.open: bad arguments: %w", err)
+	}
+	if a.Trace == nil {
+		return nil, errors.New("replay.open: no trace")
+	}
+	if a.Model == "" {
+		a.Model = req.Model
+	}
+	if a.Model == "" {
+		a.Model = a.Trace.Model
+	}
+	if a.Params == nil {
+		a.Params = req.Params
+	}
+	if a.Params == nil {
+		a.Params = a.Trace.Params
+	}
+	m, err := cmc.Build(a.Model, a.Params)
+	if err != nil {
+		return nil, err
+	}
+	replaySession.Lock()
+	defer replaySession.Unlock()
+	if replaySession.s != nil {
+		replaySession.s.Close()
+		replaySession.s = nil
+	}
+	s, err := replay.OpenTo(m, a.Trace, a.To)
+	if s == nil {
+		return nil, err
+	}
+	replaySession.s = s
+	return json.Marshal(s.Summary())
+}
+
+func replayView(req *Request) ([]byte, error) {
+	var a ReplayViewArgs
+	if len(req.Args) > 0 {
+		if err := json.Unmarshal(req.Args, &a); err != nil {
+			return nil, fmt.Errorf("replay.view: bad arguments: %w", err)
+		}
+	}
+	replaySession.Lock()
+	defer replaySession.Unlock()
+	if replaySession.s == nil {
+		return nil, errors.New("replay.view: no trace is open: send replay.open first")
+	}
+	if err := replaySession.s.Seek(replay.Position{Step: a.Step, Choice: a.Choice}); err != nil {
+		return nil, err
+	}
+	v, err := replaySession.s.View()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func replayClose(*Request) ([]byte, error) {
+	replaySession.Lock()
+	defer replaySession.Unlock()
+	if replaySession.s != nil {
+		replaySession.s.Close()
+		replaySession.s = nil
+	}
+	return []byte("{}"), nil
+}
