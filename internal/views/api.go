@@ -1,0 +1,219 @@
+package views
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/cmc-go/cmc/engine"
+)
+
+// A request is one message from the page; the reply carries its id.
+type request struct {
+	ID    int64        `json:"id"`
+	Op    string       `json:"op"` // traces, trace, step, heap, diff, goto
+	Trace int64        `json:"trace,omitempty"`
+	Step  int          `json:"step,omitempty"`
+	Graph GraphOptions `json:"graph,omitzero"`
+	Diff  DiffFilter   `json:"diff,omitzero"`
+}
+
+type reply struct {
+	ID     int64  `json:"id"`
+	Result any    `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// TraceView is the answer to "trace": what the page shows of a trace as a whole.
+type TraceView struct {
+	ID        int64             `json:"id"`
+	Model     string            `json:"model"`
+	Params    map[string]string `json:"params,omitempty"`
+	Steps     int               `json:"steps"`
+	Violation *engine.Violation `json:"violation,omitempty"`
+	Chart     *SeqChart         `json:"chart"`
+}
+
+// StepView is the answer to "step": the step's header line.
+type StepView struct {
+	Step    int             `json:"step"`
+	Steps   int             `json:"steps"`
+	Proc    string          `json:"proc,omitempty"`
+	Event   string          `json:"event,omitempty"`
+	Site    string          `json:"site,omitempty"`
+	Choices []engine.Choice `json:"choices"`
+	Notes   []engine.Note   `json:"notes"`
+}
+
+// GotoResult is the answer to "goto": whether the page should move by itself (standalone) or
+// wait for the debugger's Show.
+type GotoResult struct {
+	Navigate bool `json:"navigate"`
+}
+
+// handle serves one request. A panic in it is a bug of ours: it becomes an error reply, and the
+// connection lives on.
+func (s *Server) handle(b []byte) (out []byte) {
+	var req request
+	if err := json.Unmarshal(b, &req); err != nil {
+		out, _ = json.Marshal(reply{Error: "bad request: " + err.Error()})
+		return out
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("views request panicked", "layer", "views", "op", req.Op, "panic", r, "stack", string(debug.Stack()))
+			out, _ = json.Marshal(reply{ID: req.ID, Error: fmt.Sprintf("internal error: %v", r)})
+		}
+	}()
+	res, err := s.serve(&req)
+	rep := reply{ID: req.ID, Result: res}
+	if err != nil {
+		rep = reply{ID: req.ID, Error: err.Error()}
+	}
+	out, err = encode(rep)
+	if err != nil {
+		out, _ = json.Marshal(reply{ID: req.ID, Error: "encode reply: " + err.Error()})
+	}
+	return out
+}
+
+// encode marshals without escaping <, > and &: the DOT text is full of them, and escaped it
+// would grow by half.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func (s *Server) serve(req *request) (any, error) {
+	switch req.Op {
+	case "traces":
+		ts, err := s.src.Traces()
+		if ts == nil {
+			ts = []TraceInfo{}
+		}
+		return ts, err
+	case "trace":
+		e, err := s.trace(req.Trace)
+		if err != nil {
+			return nil, err
+		}
+		t := e.t
+		return TraceView{ID: req.Trace, Model: t.Model, Params: t.Params, Steps: len(t.Steps), Violation: t.Violation, Chart: e.chart}, nil
+	case "step":
+		e, err := s.traceStep(req.Trace, req.Step)
+		if err != nil {
+			return nil, err
+		}
+		v := StepView{Step: req.Step, Steps: len(e.t.Steps), Choices: []engine.Choice{}, Notes: []engine.Note{}}
+		if req.Step > 0 {
+			st := e.t.Steps[req.Step-1]
+			v.Proc, v.Event, v.Site = st.Proc, st.Event, st.Site
+			v.Choices = append(v.Choices, st.Choices...)
+			v.Notes = append(v.Notes, st.Notes...)
+		}
+		return v, nil
+	case "heap":
+		g, err := s.graph(req.Trace, req.Step)
+		if err != nil {
+			return nil, err
+		}
+		v := Heap(g.g, req.Graph)
+		if g.note != "" {
+			v.Note = joinNotes(g.note, v.Note)
+		}
+		return v, nil
+	case "diff":
+		rows, err := s.diffRows(req.Trace, req.Step)
+		if err != nil {
+			return nil, err
+		}
+		return FilterDiff(rows, req.Diff), nil
+	case "goto":
+		if _, err := s.traceStep(req.Trace, req.Step); err != nil {
+			return nil, err
+		}
+		if f := s.OnGoto; f != nil {
+			f(req.Trace, req.Step)
+			return GotoResult{Navigate: false}, nil
+		}
+		return GotoResult{Navigate: true}, nil
+	}
+	return nil, fmt.Errorf("unknown op %q", req.Op)
+}
+
+func joinNotes(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+func (s *Server) trace(id int64) (*traceEntry, error) {
+	if e, ok := s.traces.get(id); ok {
+		return e, nil
+	}
+	t, err := s.src.Trace(id)
+	if err != nil {
+		return nil, err
+	}
+	e := &traceEntry{t: t, chart: Chart(t)}
+	s.traces.put(id, e)
+	return e, nil
+}
+
+func (s *Server) traceStep(id int64, step int) (*traceEntry, error) {
+	e, err := s.trace(id)
+	if err != nil {
+		return nil, err
+	}
+	if step < 0 || step > len(e.t.Steps) {
+		return nil, fmt.Errorf("trace %d has steps 0 to %d, not %d", id, len(e.t.Steps), step)
+	}
+	return e, nil
+}
+
+func (s *Server) graph(id int64, step int) (*graphEntry, error) {
+	k := stepKey{id, step}
+	if g, ok := s.graphs.get(k); ok {
+		return g, nil
+	}
+	if _, err := s.traceStep(id, step); err != nil {
+		return nil, err
+	}
+	var e graphEntry
+	var err error
+	if ns, ok := s.src.(NotedSource); ok {
+		e.g, e.note, err = ns.GraphNote(id, step)
+	} else {
+		e.g, err = s.src.Graph(id, step)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.graphs.put(k, &e)
+	return &e, nil
+}
+
+func (s *Server) diffRows(id int64, step int) ([]DiffRow, error) {
+	k := stepKey{id, step}
+	if rows, ok := s.diffs.get(k); ok {
+		return rows, nil
+	}
+	e, err := s.traceStep(id, step)
+	if err != nil {
+		return nil, err
+	}
+	leaves, err := s.src.State(id, step)
+	if err != nil {
+		return nil, err
+	}
+	rows := StateDiff(leaves, changesAt(e.t, step))
+	s.diffs.put(k, rows)
+	return rows, nil
+}

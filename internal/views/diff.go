@@ -1,0 +1,110 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/cmc-go/cmc/canon"
+)
+
+// A DiffRow is one leaf of the state after a step: unchanged (Kind ""), or added, changed or
+// removed by the step. Removed rows are leaves of the state before the step.
+type DiffRow struct {
+	Path string `json:"path"`
+	Kind string `json:"kind,omitempty"`
+	Old  string `json:"old,omitempty"`
+	New  string `json:"new,omitempty"` // the value after the step (also of unchanged rows)
+}
+
+// StateDiff lists the state after a step with the step's changes marked: every leaf in state
+// order, and each removed path after the leaf it shares the longest prefix with (so a removed map
+// entry shows beside its siblings).
+func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
+	byPath := make(map[string]canon.Change, len(changes))
+	var removed []canon.Change
+	for _, c := range changes {
+		if c.Kind == "removed" {
+			removed = append(removed, c)
+			continue
+		}
+		byPath[c.Path] = c
+	}
+	after := make([][]DiffRow, len(leaves)+1) // removed rows to put after leaf i-1 (0: first)
+	for _, c := range removed {
+		at := len(leaves)
+		if len(leaves)*len(removed) <= 1<<22 { // else: at the end, to stay fast
+			best := -1
+			for i, l := range leaves {
+				if n := commonPrefix(l.Path, c.Path); n >= best {
+					best, at = n, i+1
+				}
+			}
+		}
+		after[at] = append(after[at], DiffRow{Path: c.Path, Kind: "removed", Old: c.Old})
+	}
+	rows := make([]DiffRow, 0, len(leaves)+len(removed))
+	rows = append(rows, after[0]...)
+	for i, l := range leaves {
+		r := DiffRow{Path: l.Path, New: l.Value}
+		if c, ok := byPath[l.Path]; ok {
+			r.Kind, r.Old = c.Kind, c.Old
+		}
+		rows = append(rows, r)
+		rows = append(rows, after[i+1]...)
+	}
+	return rows
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// A DiffFilter is what the diff panel asks for.
+type DiffFilter struct {
+	Text          string `json:"text,omitempty"` // case-insensitive substring of path or value
+	HideUnchanged bool   `json:"hideUnchanged,omitempty"`
+	Limit         int    `json:"limit,omitempty"` // most rows sent; 0: DefaultDiffLimit
+}
+
+// DefaultDiffLimit bounds the rows of one diff answer: a page of a huge state stays responsive.
+const DefaultDiffLimit = 2000
+
+// A DiffView is the diff panel's content.
+type DiffView struct {
+	Rows    []DiffRow `json:"rows"`
+	Changes int       `json:"changes"` // rows the step changed, before the filter
+	Total   int       `json:"total"`   // rows before the filter
+	Matched int       `json:"matched"` // rows the filter kept; more than len(Rows) when cut
+}
+
+// FilterDiff applies f to rows.
+func FilterDiff(rows []DiffRow, f DiffFilter) DiffView {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultDiffLimit
+	}
+	text := strings.ToLower(f.Text)
+	v := DiffView{Rows: []DiffRow{}, Total: len(rows)}
+	for _, r := range rows {
+		if r.Kind != "" {
+			v.Changes++
+		}
+		if f.HideUnchanged && r.Kind == "" {
+			continue
+		}
+		if text != "" && !strings.Contains(strings.ToLower(r.Path), text) &&
+			!strings.Contains(strings.ToLower(r.New), text) && !strings.Contains(strings.ToLower(r.Old), text) {
+			continue
+		}
+		v.Matched++
+		if len(v.Rows) < limit {
+			v.Rows = append(v.Rows, r)
+		}
+	}
+	return v
+}

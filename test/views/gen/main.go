@@ -1,0 +1,128 @@
+// Command gen makes the trace database the views' browser tests browse: it checks the
+// viewsmodel (package ../model) and stores what it finds, and prints the trace ids as JSON.
+//
+//	go run ./test/views/gen -db /tmp/views.db
+//
+// It stores three traces: "bfs", the shortest violation the checker finds; "tour", a violation
+// reached through a lost and a duplicated message (so the chart has arrows of every kind),
+// recorded step by step from chosen Choose values; and "big", the violation with 100 padding
+// objects per node (a heap of about 320 objects, for the timing of the heap graph).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/store"
+	_ "github.com/cmc-go/cmc/test/views/model" // registers ViewsDemo
+)
+
+func main() {
+	db := flag.String("db", "", "trace database to write (created)")
+	flag.Parse()
+	if *db == "" {
+		fmt.Fprintln(os.Stderr, "gen: give -db FILE")
+		os.Exit(2)
+	}
+	if err := run(*db); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string) error {
+	st, err := store.Open(path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ids := map[string]int64{}
+	for _, c := range []struct {
+		name   string
+		params map[string]string
+	}{
+		{"bfs", map[string]string{"nodes": "3"}},
+		{"big", map[string]string{"nodes": "3", "pad": "100"}},
+	} {
+		t, err := check(c.params)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if ids[c.name], err = st.AddTrace(0, t, time.Time{}); err != nil {
+			return err
+		}
+	}
+	t, err := tour()
+	if err != nil {
+		return fmt.Errorf("tour: %w", err)
+	}
+	if ids["tour"], err = st.AddTrace(0, t, time.Time{}); err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(ids)
+}
+
+// check runs a breadth-first check and returns its violation.
+func check(params map[string]string) (*engine.Trace, error) {
+	m, err := cmc.Build("ViewsDemo", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := engine.Check(context.Background(), m, engine.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Violations) == 0 {
+		return nil, fmt.Errorf("no violation found in %d states", res.States)
+	}
+	t := res.Violations[0]
+	t.Params = params
+	return t, nil
+}
+
+// tour records a chosen path: A sends requests to B and C; C's is lost; B acknowledges; the
+// acknowledgement is duplicated on delivery, and its copy delivered again: A counts two acks.
+func tour() (*engine.Trace, error) {
+	params := map[string]string{"nodes": "3"}
+	m, err := cmc.Build("ViewsDemo", params)
+	if err != nil {
+		return nil, err
+	}
+	mc, init, err := engine.NewMachine(m)
+	if err != nil {
+		return nil, err
+	}
+	defer mc.Close()
+	step := func(proc, event string, values ...int) engine.Step {
+		s := engine.Step{Proc: proc, Event: event}
+		for _, v := range values {
+			s.Choices = append(s.Choices, engine.Choice{Value: v})
+		}
+		return s
+	}
+	// A receive chooses: duplicate (1) or not, then lose (1) or not.
+	t, last, _, err := mc.Record(init, []engine.Step{
+		step("A", "start"),
+		step("C", "recv", 0, 1),
+		step("B", "recv", 0, 0),
+		step("A", "recv", 1, 0),
+		step("A", "recv", 0, 0),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if t.Violation, err = mc.Verdict(last, nil); err != nil {
+		return nil, err
+	}
+	if t.Violation == nil {
+		return nil, fmt.Errorf("the tour ends in no violation")
+	}
+	t.Params = params
+	return t, nil
+}

@@ -1,0 +1,146 @@
+// The message sequence chart: lifelines across, steps down (row 0 is the initial state), arrows
+// from the step that sent a message to the step that delivered, lost or dropped it. The chart's
+// content is computed in Go (views.Chart); this only maps indexes to pixels.
+
+import { clip, s } from "./dom";
+import type { Arrow, SeqChart } from "./types";
+
+const MINCOL = 116; // lifeline spacing, at least
+const MAXCOL = 220;
+const ROW = 32; // step height
+const TOP = 34; // lifeline names
+const LEFT = 40; // step numbers
+const TAIL = 26; // below the last step: messages still in flight end here
+
+export class ChartView {
+  private svg: SVGSVGElement | null = null;
+  private rows: SVGElement[] = [];
+  private last: SeqChart | null = null;
+  private current = 0;
+  private width = 0;
+  onPick: (step: number) => void = () => {};
+
+  constructor(private root: HTMLElement) {
+    // Lifelines spread over the panel's width: draw again when it changes.
+    new ResizeObserver(() => {
+      const w = this.root.clientWidth;
+      if (this.last && Math.abs(w - this.width) > 24) {
+        this.draw(this.last);
+        this.mark(this.current);
+      }
+    }).observe(root);
+  }
+
+  draw(c: SeqChart) {
+    this.last = c;
+    this.width = this.root.clientWidth;
+    const n = c.steps.length;
+    const lines = Math.max(1, c.lifelines.length);
+    const COL = Math.max(MINCOL, Math.min(MAXCOL, Math.floor((this.root.clientWidth - LEFT - 16) / lines)));
+    const width = LEFT + lines * COL + 8;
+    const height = TOP + (n + 1) * ROW + TAIL;
+    const x = (l: number) => LEFT + l * COL + COL / 2;
+    const y = (step: number) => TOP + step * ROW + ROW / 2;
+    const svg = s("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "message sequence chart" }) as SVGSVGElement;
+    svg.append(defs());
+
+    this.rows = [];
+    for (let step = 0; step <= n; step++) {
+      const cs = step > 0 ? c.steps[step - 1] : null;
+      const label = cs ? `step ${step}: ${c.lifelines[cs.lifeline]}.${cs.event}` : "initial state";
+      const row = s("g", { class: "row", "data-step": step, tabindex: 0, role: "button", "aria-label": label },
+        s("rect", { class: "row-bg", x: 0, y: TOP + step * ROW, width, height: ROW }),
+        s("text", { class: "stepno", x: LEFT - 8, y: y(step) + 4, "text-anchor": "end" }, step),
+        s("title", {}, label));
+      row.addEventListener("click", () => this.onPick(step));
+      row.addEventListener("keydown", (e) => {
+        if ((e as KeyboardEvent).key === "Enter") this.onPick(step);
+      });
+      this.rows.push(row);
+      svg.append(row);
+    }
+    c.lifelines.forEach((name, l) => {
+      svg.append(s("line", { class: "lifeline", x1: x(l), y1: TOP - 4, x2: x(l), y2: height - 6 }));
+      svg.append(s("text", { class: "lifeline-name", x: x(l), y: TOP - 12, "text-anchor": "middle" }, clip(name, 16)));
+    });
+    const last = n;
+    for (const cs of c.steps) {
+      const bad = c.violation && cs.step === last;
+      const g = s("g", { class: bad ? "event violation" : "event", "data-step": cs.step });
+      const text = clip(cs.event, 16);
+      const w = Math.max(30, text.length * 6.4 + 10);
+      g.append(s("rect", { x: x(cs.lifeline) - w / 2, y: y(cs.step) - 9, width: w, height: 18, rx: 4 }));
+      g.append(s("text", { x: x(cs.lifeline), y: y(cs.step) + 4, "text-anchor": "middle" }, text));
+      if (bad) g.append(s("title", {}, c.violation!));
+      svg.append(g);
+      // Marks (a duplication, a failure, the model's own notes) go left of the lifeline.
+      cs.marks?.forEach((m, i) => {
+        const mx = x(m.lifeline) - (m.lifeline === cs.lifeline ? w / 2 : 0) - 4;
+        svg.append(s("g", { class: `mark ${m.kind}` },
+          s("text", { x: mx, y: y(cs.step) + 4 - i * 10, "text-anchor": "end" }, clip(m.kind, 10)),
+          s("title", {}, `${m.kind}: ${m.text ?? ""}`)));
+      });
+    }
+    for (const a of c.arrows) svg.append(arrow(a, x, y, height - TAIL / 2));
+    if (c.violation) {
+      svg.append(s("text", { class: "violation-text", x: LEFT, y: height - 6 }, clip(c.violation, 90)));
+    }
+    this.root.replaceChildren(svg);
+    this.svg = svg;
+  }
+
+  // mark highlights the current step and brings it into view.
+  mark(step: number) {
+    this.current = step;
+    for (const r of this.rows) r.classList.toggle("current", Number(r.getAttribute("data-step")) === step);
+    const row = this.rows[step];
+    if (row) {
+      const top = TOP + step * ROW;
+      const box = this.root;
+      if (top < box.scrollTop + TOP || top + ROW > box.scrollTop + box.clientHeight) {
+        box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+      }
+    }
+    this.svg?.setAttribute("data-current", String(step));
+  }
+}
+
+function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, bottom: number): SVGElement {
+  const x1 = x(a.from);
+  const y1 = y(a.send) + (a.send === 0 ? -ROW / 2 + 2 : 5);
+  let x2 = x(a.to);
+  let y2 = a.recv > 0 ? y(a.recv) - 5 : bottom;
+  if (a.kind === "dropped") {
+    // Refused by the network at the send: a stub toward the receiver.
+    x2 = x1 + (x(a.to) - x1) * 0.35;
+    y2 = y1 + 6;
+  }
+  if (x1 === x2 && a.kind !== "dropped") x2 += 0.01; // a self-message still slopes
+  const kind = a.kind + (a.dup ? " dup" : "");
+  const g = s("g", { class: `arrow ${kind}`, "data-send": a.send, "data-recv": a.recv, "data-from": a.from, "data-to": a.to });
+  const marker = a.kind === "delivered" ? (a.dup ? "url(#head-dup)" : "url(#head)") : a.kind === "pending" ? "url(#head-open)" : undefined;
+  g.append(s("line", { x1, y1, x2, y2, "marker-end": marker }));
+  if (a.kind === "lost" || a.kind === "dropped") {
+    const d = 5;
+    g.append(s("path", { class: "cross", d: `M${x2 - d},${y2 - d}L${x2 + d},${y2 + d}M${x2 - d},${y2 + d}L${x2 + d},${y2 - d}` }));
+  }
+  const mx = (x1 + x2) / 2;
+  const my = (y1 + y2) / 2;
+  const what = a.kind === "delivered" ? (a.dup ? "duplicate delivered" : "delivered") : a.kind === "pending" ? "still in flight" : a.kind;
+  const label = (a.dup ? "dup " : "") + clip(a.msg, 22);
+  // The label runs along the arrow, unless that is too steep to read.
+  let angle = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
+  if (angle > 90) angle -= 180;
+  if (angle < -90) angle += 180;
+  const rotate = Math.abs(angle) <= 35 ? `rotate(${angle.toFixed(1)} ${mx.toFixed(1)} ${my.toFixed(1)})` : undefined;
+  g.append(s("text", { class: "msg", x: mx, y: my - 3, "text-anchor": "middle", transform: rotate }, label));
+  g.append(s("title", {}, `${a.msg}: sent at step ${a.send}, ${what}${a.recv ? " at step " + a.recv : ""}`));
+  return g;
+}
+
+function defs(): SVGElement {
+  const head = (id: string, cls: string) =>
+    s("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+      s("path", { class: cls, d: "M0,0L10,5L0,10z" }));
+  return s("defs", {}, head("head", "head"), head("head-dup", "head dup"), head("head-open", "head open"));
+}

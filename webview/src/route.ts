@@ -1,0 +1,41 @@
+// Where the page is: a trace and a step, from the address. Standalone pages use paths
+// (/trace/12?step=5, a link to share); a VS Code webview has no paths and uses the fragment
+// (#/trace/12/step/5), which standalone pages read too.
+
+export interface Place {
+  trace: number;
+  step: number;
+}
+
+export function parse(loc: Location): Place | null {
+  const hm = /^#\/trace\/(\d+)(?:\/step\/(\d+))?/.exec(loc.hash);
+  if (hm) return { trace: Number(hm[1]), step: Number(hm[2] ?? 0) };
+  const pm = /^\/trace\/(\d+)\/?$/.exec(loc.pathname);
+  if (pm) {
+    const step = Number(new URLSearchParams(loc.search).get("step") ?? 0);
+    return { trace: Number(pm[1]), step: Number.isFinite(step) && step >= 0 ? step : 0 };
+  }
+  return null;
+}
+
+function usesPaths(): boolean {
+  return location.protocol === "http:" || location.protocol === "https:";
+}
+
+// href is the address of a place (for links), in the page's style.
+export function href(p: Place | null): string {
+  if (!usesPaths()) return p ? `#/trace/${p.trace}/step/${p.step}` : "#/";
+  return p ? `/trace/${p.trace}?step=${p.step}` : "/";
+}
+
+// go records a place in the history without reloading.
+export function go(p: Place | null, replace = false) {
+  const url = href(p);
+  if (!usesPaths()) {
+    if (location.hash !== url) location.hash = url;
+    return;
+  }
+  if (location.pathname + location.search === url && !location.hash) return;
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+}
