@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are in README.md: `make check-aodv` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-node check-aodv vsix bench fmt vet
+.PHONY: test test-go test-node test-views check-aodv vsix bench fmt vet
 
 # Every test: Go (unit, golden transcripts, end-to-end DAP), then the Node/browser tests.
 test: vet test-go test-node
@@ -13,8 +13,14 @@ vet:
 test-go:
 	$(GO) test -count=1 ./...
 
-test-node:
-	@echo "no node tests yet"
+# The views bundle must be rebuilt reproducibly from its sources (dist/ is committed so that
+# `go build` needs no npm), then the views are tested in headless Chromium.
+test-node: test-views
+
+test-views:
+	cd webview && npm ci --no-audit --no-fund && npm run check && npm run build
+	git diff --exit-code -- webview/dist
+	cd test/views && npm ci --no-audit --no-fund && npm test
 
 check-aodv:
 	$(GO) run ./cmd/cmcdap check -model AODVSpecBug ./examples/aodv
