@@ -11,13 +11,17 @@ import (
 // Decode restores the state encoded in b into the value root points to. It rebuilds every object
 // below the root afresh; fields of the root object tagged cmc:"-" keep their current values.
 // Decode only accepts bytes Encode produced in this process (it resolves interface types by the
-// names Encode saw).
+// names Encode saw). Corrupt bytes give an error, never a panic, and allocate at most a small
+// multiple of len(b).
 func Decode(b []byte, root any) error {
 	return DecodeValue(b, reflect.ValueOf(root))
 }
 
 // DecodeValue is Decode for a reflect.Value.
 func DecodeValue(b []byte, root reflect.Value) (err error) {
+	if !root.IsValid() {
+		return fmt.Errorf("decode state: root must be a non-nil pointer, not nil")
+	}
 	if root.Kind() != reflect.Pointer || root.IsNil() {
 		return fmt.Errorf("decode state: root must be a non-nil pointer, not %s", root.Type())
 	}
@@ -31,13 +35,13 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 			err = fmt.Errorf("decode state at byte %d: %s", d.pos, f.msg)
 		}
 	}()
-	d.objs = append(d.objs, root)
+	d.objs = append(d.objs, decObject{v: root, plan: planFor(root.Type().Elem())})
 	for i := 0; i < len(d.objs); i++ {
 		o := d.objs[i]
-		if o.Kind() == reflect.Map {
+		if o.v.Kind() == reflect.Map {
 			d.mapContent(o)
 		} else {
-			planFor(o.Type().Elem()).dec(&d, o.Elem())
+			o.plan.dec(&d, o.v.Elem())
 		}
 	}
 	if d.pos != len(d.buf) {
@@ -49,7 +53,13 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 type decoder struct {
 	buf  []byte
 	pos  int
-	objs []reflect.Value // object number-1 -> pointer or map
+	objs []decObject // object number-1 -> pointer or map
+}
+
+type decObject struct {
+	v    reflect.Value
+	plan *plan  // of the pointee, or of the map
+	n    uint64 // entries of a map
 }
 
 type decodeFailure struct{ msg string }
@@ -58,10 +68,21 @@ func (d *decoder) fail(format string, args ...any) {
 	panic(decodeFailure{fmt.Sprintf(format, args...)})
 }
 
-// check guards allocations against corrupt lengths.
-func (d *decoder) check(n uint64) {
-	if n > uint64(len(d.buf)-d.pos)+1 {
-		d.fail("length %d exceeds the remaining %d bytes", n, len(d.buf)-d.pos)
+// maxSilent bounds the memory of a slice whose elements encode to no bytes at all (mutexes),
+// which the length of the input cannot bound.
+const maxSilent = 64 << 20
+
+// checkCount guards allocations against corrupt lengths: n values of at least min bytes each must
+// fit in what is left.
+func (d *decoder) checkCount(n, min uint64, size uintptr) {
+	left := uint64(len(d.buf) - d.pos)
+	switch {
+	case min > 0 && n > left/min:
+		d.fail("%d values of %d bytes or more exceed the remaining %d bytes", n, min, left)
+	case min == 0 && size > 0 && n > maxSilent/uint64(size):
+		d.fail("%d values of %d bytes are too many", n, size)
+	case n > math.MaxInt32:
+		d.fail("%d values are too many", n)
 	}
 }
 
@@ -93,7 +114,7 @@ func (d *decoder) varint() int64 {
 }
 
 func (d *decoder) u64() uint64 {
-	if d.pos+8 > len(d.buf) {
+	if len(d.buf)-d.pos < 8 {
 		d.fail("unexpected end")
 	}
 	x := binary.LittleEndian.Uint64(d.buf[d.pos:])
@@ -101,8 +122,11 @@ func (d *decoder) u64() uint64 {
 	return x
 }
 
-func (d *decoder) bytes(n uint64) []byte {
-	d.check(n)
+// take returns the next n bytes.
+func (d *decoder) take(n uint64) []byte {
+	if n > uint64(len(d.buf)-d.pos) {
+		d.fail("length %d exceeds the remaining %d bytes", n, len(d.buf)-d.pos)
+	}
 	b := d.buf[d.pos : d.pos+int(n)]
 	d.pos += int(n)
 	return b
@@ -116,70 +140,80 @@ func settable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-func decBool(d *decoder, v reflect.Value) {
+func (d *decoder) bool() bool {
 	switch d.byte() {
 	case 0:
-		v.SetBool(false)
+		return false
 	case 1:
-		v.SetBool(true)
-	default:
-		d.fail("bad bool")
+		return true
 	}
+	d.fail("bad bool")
+	return false
 }
+
+func decBool(d *decoder, v reflect.Value) { v.SetBool(d.bool()) }
 
 func decInt(d *decoder, v reflect.Value)  { v.SetInt(d.varint()) }
 func decUint(d *decoder, v reflect.Value) { v.SetUint(d.uvarint()) }
 
-func decFloat(d *decoder, v reflect.Value) { v.SetFloat(math.Float64frombits(d.u64())) }
+func decFloat(d *decoder, v reflect.Value) { v.SetFloat(d.float()) }
 
 func decComplex(d *decoder, v reflect.Value) {
-	re := math.Float64frombits(d.u64())
-	im := math.Float64frombits(d.u64())
-	v.SetComplex(complex(re, im))
+	re := d.float()
+	v.SetComplex(complex(re, d.float()))
 }
 
-func decString(d *decoder, v reflect.Value) { v.SetString(string(d.bytes(d.uvarint()))) }
+func decString(d *decoder, v reflect.Value) { v.SetString(string(d.take(d.uvarint()))) }
 
 // objectRef resolves an object number: an earlier object, or the next new one, allocated now and
-// filled when its turn comes.
-func (d *decoder) objectRef(t reflect.Type) reflect.Value {
+// filled when its turn comes. t is a pointer or map type; p the plan of the pointee or map.
+func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	n := d.uvarint()
 	switch {
 	case n == 0:
 		return reflect.Zero(t)
 	case n <= uint64(len(d.objs)):
-		o := d.objs[n-1]
-		if o.Type() != t {
+		o := d.objs[n-1].v
+		switch {
+		case o.Type() == t:
+		case objectType(o.Type()) == objectType(t): // a named and an unnamed type alias it
+			o = o.Convert(t)
+		default:
 			d.fail("object %d is a %s, not a %s", n, o.Type(), t)
 		}
 		return o
 	case n == uint64(len(d.objs))+1:
-		var o reflect.Value
 		if t.Kind() == reflect.Map {
-			o = reflect.MakeMap(t)
-		} else {
-			o = reflect.New(t.Elem())
+			size := d.uvarint()
+			d.checkCount(size, max(1, addMin(p.key.min, p.elem.min)), 0)
+			o := reflect.MakeMapWithSize(t, int(size))
+			d.objs = append(d.objs, decObject{v: o, plan: p, n: size})
+			return o
 		}
-		d.objs = append(d.objs, o)
+		o := reflect.New(t.Elem())
+		if o.Type() != t { // a named pointer type
+			o = o.Convert(t)
+		}
+		d.objs = append(d.objs, decObject{v: o, plan: p})
 		return o
 	}
 	d.fail("object %d out of order (have %d)", n, len(d.objs))
 	return reflect.Value{}
 }
 
-func decPointer(d *decoder, v reflect.Value) { v.Set(d.objectRef(v.Type())) }
-func decMapRef(d *decoder, v reflect.Value)  { v.Set(d.objectRef(v.Type())) }
-
-func (d *decoder) mapContent(m reflect.Value) {
-	t := m.Type()
-	kp, vp := planFor(t.Key()), planFor(t.Elem())
-	n := d.uvarint()
-	d.check(n)
+func (d *decoder) mapContent(o decObject) {
+	m, p, n := o.v, o.plan, o.n
+	if n == 0 {
+		return
+	}
+	// SetMapIndex copies, so one key and one value serve every entry.
+	k := reflect.New(p.t.Key()).Elem()
+	val := reflect.New(p.t.Elem()).Elem()
 	for range n {
-		k := reflect.New(t.Key()).Elem()
-		kp.dec(d, k)
-		val := reflect.New(t.Elem()).Elem()
-		vp.dec(d, val)
+		k.SetZero()
+		p.key.dec(d, k)
+		val.SetZero()
+		p.elem.dec(d, val)
 		m.SetMapIndex(k, val)
 	}
 }
@@ -190,12 +224,16 @@ func decInterface(d *decoder, v reflect.Value) {
 		v.SetZero()
 		return
 	}
-	name := string(d.bytes(n - 1))
-	t, ok := types.Load(name)
+	name := d.take(n - 1)
+	t, ok := types.Load(string(name))
 	if !ok {
 		d.fail("unknown dynamic type %q", name)
 	}
-	c := reflect.New(t.(reflect.Type)).Elem()
-	planFor(c.Type()).dec(d, c)
+	ct := t.(reflect.Type)
+	if !ct.AssignableTo(v.Type()) {
+		d.fail("%s does not implement %s", ct, v.Type())
+	}
+	c := reflect.New(ct).Elem()
+	planFor(ct).dec(d, c)
 	v.Set(c)
 }

@@ -98,10 +98,24 @@ func (g *Graph) Mark(changes []Change) {
 			p = o.Root
 		}
 		for _, c := range changes {
-			if c.Path == p || strings.HasPrefix(c.Path, p+".") || strings.HasPrefix(c.Path, p+"[") {
+			if under(c.Path, p) {
 				o.Changed = true
 				break
 			}
+		}
+	}
+}
+
+// under reports whether path lies at or below the object at p. Dereferences wrap a path, so
+// (*(*S.pp)) lies below S.pp and below (*S.pp).
+func under(path, p string) bool {
+	for {
+		if rest, ok := strings.CutPrefix(path, p); ok && (rest == "" || strings.ContainsRune(".[)", rune(rest[0]))) {
+			return true
+		}
+		var ok bool
+		if path, ok = strings.CutPrefix(path, "(*"); !ok {
+			return false
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package canon
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Version is the canonical format's version. It is mixed into every hash, so hashes stored by an
 // older format never match a newer one. Bump it whenever the bytes for any value change.
-const Version byte = 1
+const Version byte = 2
 
 // An Error says which value could not be captured, where and why.
 type Error struct {
@@ -32,10 +34,16 @@ type Encoder struct {
 type encoder struct {
 	buf     []byte
 	seen    map[uintptr]int // object address -> number (1-based)
-	types   []reflect.Type  // object number-1 -> type, to catch type-punned interior pointers
+	types   []reflect.Type  // object number-1 -> objectType, to catch type-punned interior pointers
 	queue   []object        // objects numbered but not yet encoded, in number order
 	spans   []span          // memory each object occupies, to catch interior pointers
-	scratch [][]byte        // per-depth buffers for map keys and set elements
+	scratch [][]byte        // free buffers for map keys and set elements
+	parts   [][]part        // free lists of encoded keys and elements, to sort them
+
+	// Map entries are copied into reused slices, so iterating a map allocates nothing.
+	iter      reflect.MapIter
+	mapHeader unsafe.Pointer // the map being encoded, as a reflect.Value reads it
+	mapSlots  map[*plan]*mapSlots
 
 	tracking bool     // record the path, to say where an error happened
 	path     []string // path segments while tracking
@@ -43,9 +51,12 @@ type encoder struct {
 	inKey    bool     // encoding a map key or set element: no objects allowed
 }
 
+// An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
+// memory the encoder reuses.
 type object struct {
-	v    reflect.Value // pointer or map
-	plan *plan         // plan of the pointee or of the map
+	ptr   unsafe.Pointer
+	plan  *plan // of the pointee, or of the map
+	isMap bool
 }
 
 type span struct{ start, end uintptr }
@@ -61,6 +72,9 @@ func (enc *Encoder) Encode(dst []byte, root any) ([]byte, error) {
 
 // EncodeValue is Encode for a reflect.Value; name prefixes paths in errors (a process name).
 func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (out []byte, err error) {
+	if !root.IsValid() {
+		return dst, &Error{Path: name, Reason: "state root must be a non-nil pointer, not nil"}
+	}
 	if root.Kind() != reflect.Pointer || root.IsNil() {
 		return dst, &Error{Path: name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", root.Type())}
 	}
@@ -76,14 +90,27 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 		if ce, ok := err.(*Error); ok && name != "" {
 			ce.Path = name + ce.Path
 		}
+		e.buf = nil
 		return dst, err
 	}
-	return e.buf, nil
+	out, e.buf = e.buf, nil
+	return out, nil
+}
+
+// Hash is the hash of canonical bytes that the visited set stores. It mixes Version in, so hashes
+// stored by another format never match.
+func Hash(b []byte) uint64 {
+	var d xxhash.Digest
+	d.Reset()
+	d.Write([]byte{Version})
+	d.Write(b)
+	return d.Sum64()
 }
 
 func (e *encoder) run(root reflect.Value, tracking bool) (err error) {
 	if e.seen == nil {
 		e.seen = make(map[uintptr]int)
+		e.mapSlots = make(map[*plan]*mapSlots)
 	}
 	clear(e.seen)
 	e.types = e.types[:0]
@@ -94,30 +121,33 @@ func (e *encoder) run(root reflect.Value, tracking bool) (err error) {
 	e.tracking = tracking
 	e.inKey = false
 	defer func() {
+		clear(e.queue) // do not keep the state alive through the encoder
 		if r := recover(); r != nil {
 			f, ok := r.(encodeFailure)
 			if !ok {
 				panic(r)
 			}
 			err = &Error{Path: strings.Join(e.path, ""), Reason: f.reason}
+			e.iter.Reset(reflect.Value{})
+			e.mapHeader = nil
+			clear(e.mapSlots)
 		}
 	}()
-	e.addObject(root, planFor(root.Type().Elem()))
+	t := root.Type()
+	e.addObject(objectType(t), root.UnsafePointer(), planFor(t.Elem()), t.Elem().Size() == 0, false)
 	for i := 0; i < len(e.queue); i++ {
 		o := e.queue[i]
 		if tracking {
 			e.path = append(e.path[:0], e.qpaths[i])
 		}
-		if o.v.Kind() == reflect.Map {
-			e.mapContent(o.v, o.plan)
+		if o.isMap {
+			e.mapContent(o)
 		} else {
-			o.plan.enc(e, o.v.Elem())
+			o.plan.enc(e, reflect.NewAt(o.plan.t, o.ptr).Elem())
 		}
 	}
-	if len(e.spans) > 1 {
-		if overlap(e.spans) && !tracking {
-			return &Error{Reason: "interior pointer"}
-		}
+	if !tracking && len(e.spans) > 1 && overlap(e.spans) {
+		return &Error{Reason: "interior pointer"}
 	}
 	return nil
 }
@@ -129,41 +159,51 @@ func (e *encoder) fail(format string, args ...any) {
 func (e *encoder) push(seg string) { e.path = append(e.path, seg) }
 func (e *encoder) pop()            { e.path = e.path[:len(e.path)-1] }
 
-// ref appends the number of the object at v (a non-nil pointer or map), numbering it on first sight.
-func (e *encoder) ref(v reflect.Value, p *plan) {
+// ref appends the number of the object at ptr (a non-nil pointer or a map, of objectType t),
+// numbering it on first sight, and reports whether it was new. Pointers to zero-size values are
+// new objects every time: they never alias.
+func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize, isMap bool) (fresh bool) {
 	if e.inKey {
-		e.fail("%s inside a map key or set element cannot be captured canonically; key maps by value (an id or name), not by pointer", v.Type())
+		e.fail("%s inside a map key or set element cannot be captured canonically; key maps by value (an id or name), not by pointer", t)
 	}
-	if v.Kind() == reflect.Pointer && v.Type().Elem().Size() == 0 {
-		// Zero-size values share addresses arbitrarily; they never alias.
-		e.addObject(v, p)
-		return
-	}
-	addr := v.Pointer()
-	if n, ok := e.seen[addr]; ok {
-		if e.types[n-1] != v.Type() {
-			e.fail("%s points where a %s already is: pointers into the middle of another object cannot be captured; point to the whole object, or use an index", v.Type(), e.types[n-1])
+	if !zeroSize {
+		if n, ok := e.seen[uintptr(ptr)]; ok {
+			if e.types[n-1] != t {
+				e.fail("%s points where a %s already is: pointers into the middle of another object cannot be captured; point to the whole object, or use an index", t, e.types[n-1])
+			}
+			e.uvarint(uint64(n))
+			return false
 		}
-		e.uvarint(uint64(n))
-		return
 	}
-	e.uvarint(uint64(e.addObject(v, p)))
+	e.uvarint(uint64(e.addObject(t, ptr, target, zeroSize, isMap)))
+	return true
 }
 
-func (e *encoder) addObject(v reflect.Value, p *plan) int {
-	n := len(e.types) + 1
-	e.types = append(e.types, v.Type())
-	e.queue = append(e.queue, object{v: v, plan: p})
-	if v.Kind() == reflect.Pointer {
-		if size := v.Type().Elem().Size(); size > 0 {
-			e.seen[v.Pointer()] = n
-			e.addSpan(v.Pointer(), size)
-		}
-	} else {
-		e.seen[v.Pointer()] = n
+// objectType is the type by which an object is known, the same for every pointer or map type
+// that may refer to it: a named map type and map[K]V alias the same map, a named pointer type
+// and *T the same pointee.
+func objectType(t reflect.Type) reflect.Type {
+	if t.Name() == "" {
+		return t
 	}
+	if t.Kind() == reflect.Map {
+		return reflect.MapOf(t.Key(), t.Elem())
+	}
+	return reflect.PointerTo(t.Elem())
+}
+
+func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize, isMap bool) int {
+	n := len(e.types) + 1
+	e.types = append(e.types, t)
+	e.queue = append(e.queue, object{ptr: ptr, plan: target, isMap: isMap})
 	if e.tracking {
 		e.qpaths = append(e.qpaths, strings.Join(e.path, ""))
+	}
+	if !zeroSize {
+		e.seen[uintptr(ptr)] = n
+		if !isMap {
+			e.addSpan(uintptr(ptr), t.Elem().Size())
+		}
 	}
 	return n
 }
@@ -184,15 +224,7 @@ func (e *encoder) addSpan(start, size uintptr) {
 
 // overlap reports whether any two spans overlap, by sorting them.
 func overlap(spans []span) bool {
-	slices.SortFunc(spans, func(a, b span) int {
-		switch {
-		case a.start < b.start:
-			return -1
-		case a.start > b.start:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	for i := 1; i < len(spans); i++ {
 		if spans[i].start < spans[i-1].end {
 			return true
@@ -211,8 +243,8 @@ func encBool(e *encoder, v reflect.Value) {
 	}
 }
 
-func encInt(e *encoder, v reflect.Value)  { e.buf = binary.AppendVarint(e.buf, v.Int()) }
-func encUint(e *encoder, v reflect.Value) { e.buf = binary.AppendUvarint(e.buf, v.Uint()) }
+func encInt(e *encoder, v reflect.Value)  { e.varint(v.Int()) }
+func encUint(e *encoder, v reflect.Value) { e.uvarint(v.Uint()) }
 
 // canonicalNaN is the one NaN every NaN encodes as.
 var canonicalNaN = math.Float64bits(math.NaN())
@@ -224,14 +256,12 @@ func floatBits(f float64) uint64 {
 	return math.Float64bits(f)
 }
 
-func encFloat(e *encoder, v reflect.Value) {
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, floatBits(v.Float()))
-}
+func encFloat(e *encoder, v reflect.Value) { e.float(v.Float()) }
 
 func encComplex(e *encoder, v reflect.Value) {
 	c := v.Complex()
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, floatBits(real(c)))
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, floatBits(imag(c)))
+	e.float(real(c))
+	e.float(imag(c))
 }
 
 func encString(e *encoder, v reflect.Value) {
@@ -240,47 +270,52 @@ func encString(e *encoder, v reflect.Value) {
 	e.buf = append(e.buf, s...)
 }
 
+// encMutex accepts only a mutex nobody holds: between transitions every lock must be released,
+// and then the mutex is all zeros, so it adds nothing to the state.
 func encMutex(e *encoder, v reflect.Value) {
-	if !v.CanAddr() {
-		return
-	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(v.UnsafeAddr())), v.Type().Size())
-	for _, x := range b {
-		if x != 0 {
-			e.fail("%s is locked or in use between transitions: a transition must release every lock it takes", v.Type())
-		}
+	if !v.IsZero() {
+		e.fail("%s is locked or in use between transitions: a transition must release every lock it takes", v.Type())
 	}
 }
 
 func buildArray(p *plan) {
-	elem := planFor(p.t.Elem())
+	elem := planLocked(p.t.Elem())
 	n := p.t.Len()
-	p.hasRef = typeMayRef(p.t.Elem())
-	if p.t.Elem().Kind() == reflect.Uint8 {
-		p.enc = func(e *encoder, v reflect.Value) {
-			for i := range n {
-				e.buf = append(e.buf, byte(v.Index(i).Uint()))
-			}
+	p.min = mulMin(elem.min, uint64(n))
+	if p.t.Elem().Kind() == reflect.Uint8 { // raw bytes, not varints
+		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) {
+			e.buf = append(e.buf, unsafe.Slice((*byte)(ptr), n)...)
 		}
-		p.dec = func(d *decoder, v reflect.Value) {
-			for i := range n {
-				v.Index(i).SetUint(uint64(d.byte()))
-			}
+		p.fastDec = func(d *decoder, ptr unsafe.Pointer) {
+			copy(unsafe.Slice((*byte)(ptr), n), d.take(uint64(n)))
 		}
-		return
+	} else if elem.fastEnc != nil {
+		p.fastEnc, p.fastDec = arrayFast(n, p.t.Elem().Size(), elem.fastEnc, elem.fastDec)
 	}
 	p.enc = func(e *encoder, v reflect.Value) {
+		if ptr, ok := addr(v); ok && p.fastEnc != nil {
+			p.fastEnc(e, ptr)
+			return
+		}
 		for i := range n {
 			if e.tracking {
 				e.push(indexSeg(i))
 			}
-			elem.enc(e, v.Index(i))
+			if p.t.Elem().Kind() == reflect.Uint8 {
+				e.buf = append(e.buf, byte(v.Index(i).Uint()))
+			} else {
+				elem.enc(e, v.Index(i))
+			}
 			if e.tracking {
 				e.pop()
 			}
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
+		if ptr, ok := addr(v); ok && p.fastDec != nil {
+			p.fastDec(d, ptr)
+			return
+		}
 		for i := range n {
 			elem.dec(d, v.Index(i))
 		}
@@ -289,183 +324,136 @@ func buildArray(p *plan) {
 
 // buildSlice builds the plan of a slice; set makes it a multiset (order ignored).
 func buildSlice(p *plan, set bool) {
-	elem := planFor(p.t.Elem())
-	p.hasRef = typeMayRef(p.t.Elem())
-	size := p.t.Elem().Size()
-	if set && p.hasRef {
-		msg := fmt.Sprintf(`cmc:"set" needs an element type without pointers, maps or interfaces, not %s`, p.t.Elem())
-		p.enc = func(e *encoder, v reflect.Value) { e.fail("%s", msg) }
+	t := p.t
+	if set && typeMayRef(t.Elem()) {
+		reject(p, fmt.Sprintf(`cmc:"set" needs an element type without pointers, maps or interfaces, not %s`, t.Elem()))
 		return
 	}
+	elem := planLocked(t.Elem())
+	size := t.Elem().Size()
+	byteSlice := t.Elem().Kind() == reflect.Uint8 && !set // raw bytes, not varints
+	p.min = 1
 	p.enc = func(e *encoder, v reflect.Value) {
 		if v.IsNil() {
-			e.uvarint(0)
+			e.buf = append(e.buf, 0)
 			return
 		}
 		n := v.Len()
 		e.uvarint(uint64(n) + 1)
+		base := v.UnsafePointer()
 		if n > 0 && size > 0 {
-			e.addSpan(v.Pointer(), uintptr(n)*size)
+			e.addSpan(uintptr(base), uintptr(n)*size)
 		}
-		if set {
+		switch {
+		case set:
 			e.setContent(v, elem)
-			return
-		}
-		if p.t.Elem().Kind() == reflect.Uint8 && !e.tracking {
-			e.buf = append(e.buf, v.Bytes()...)
-			return
-		}
-		for i := range n {
-			if e.tracking {
-				e.push(indexSeg(i))
+		case byteSlice:
+			e.buf = append(e.buf, unsafe.Slice((*byte)(base), n)...)
+		case elem.fastEnc != nil:
+			for i := range n {
+				elem.fastEnc(e, unsafe.Add(base, uintptr(i)*size))
 			}
-			elem.enc(e, v.Index(i))
-			if e.tracking {
-				e.pop()
+		default:
+			for i := range n {
+				if e.tracking {
+					e.push(indexSeg(i))
+				}
+				elem.enc(e, v.Index(i))
+				if e.tracking {
+					e.pop()
+				}
 			}
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
 		n := d.uvarint()
+		v.SetZero() // never reuse a backing array the old value may share
 		if n == 0 {
-			v.SetZero()
 			return
 		}
 		n--
-		d.check(n)
-		s := reflect.MakeSlice(p.t, int(n), int(n))
-		for i := range int(n) {
-			elem.dec(d, s.Index(i))
+		d.checkCount(n, elem.min, size)
+		if byteSlice {
+			b := make([]byte, n)
+			copy(b, d.take(n))
+			v.SetBytes(b)
+			return
 		}
-		v.Set(s)
-	}
-}
-
-// setContent encodes the elements of a multiset sorted by their own encodings.
-func (e *encoder) setContent(v reflect.Value, elem *plan) {
-	n := v.Len()
-	var parts [][]byte
-	all := e.takeScratch()
-	saved := e.buf
-	wasKey := e.inKey
-	e.inKey = true
-	for i := range n {
-		e.buf = all
-		if e.tracking {
-			e.push(indexSeg(i))
+		if n == 0 {
+			v.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+			return
 		}
-		elem.enc(e, v.Index(i))
-		if e.tracking {
-			e.pop()
-		}
-		parts = append(parts, e.buf[len(all):])
-		all = e.buf
-	}
-	e.inKey = wasKey
-	slices.SortFunc(parts, bytes.Compare)
-	e.buf = saved
-	for _, p := range parts {
-		e.buf = append(e.buf, p...)
-	}
-	e.giveScratch(all)
-}
-
-func (e *encoder) takeScratch() []byte {
-	if n := len(e.scratch); n > 0 {
-		b := e.scratch[n-1]
-		e.scratch = e.scratch[:n-1]
-		return b[:0]
-	}
-	return nil
-}
-
-func (e *encoder) giveScratch(b []byte) { e.scratch = append(e.scratch, b) }
-
-func encPointer(e *encoder, v reflect.Value) {
-	if v.IsNil() {
-		e.uvarint(0)
-		return
-	}
-	e.ref(v, planFor(v.Type().Elem()))
-}
-
-func encMapRef(e *encoder, v reflect.Value) {
-	if v.IsNil() {
-		e.uvarint(0)
-		return
-	}
-	e.ref(v, planFor(v.Type()))
-}
-
-// mapContent encodes a map's entries in the order of their keys' canonical encodings.
-func (e *encoder) mapContent(m reflect.Value, p *plan) {
-	kp, vp := planFor(p.t.Key()), planFor(p.t.Elem())
-	n := m.Len()
-	e.uvarint(uint64(n))
-	if n == 0 {
-		return
-	}
-	type entry struct {
-		key []byte
-		k   reflect.Value
-		v   reflect.Value
-	}
-	entries := make([]entry, 0, n)
-	all := e.takeScratch()
-	saved := e.buf
-	wasKey := e.inKey
-	e.inKey = true
-	it := m.MapRange()
-	for it.Next() {
-		k := it.Key()
-		e.buf = all
-		if e.tracking {
-			e.push(keySeg(k))
-		}
-		kp.enc(e, k)
-		if e.tracking {
-			e.pop()
-		}
-		entries = append(entries, entry{key: e.buf[len(all):], k: k, v: it.Value()})
-		all = e.buf
-	}
-	e.inKey = wasKey
-	e.buf = saved
-	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
-	for i := range entries {
-		if i > 0 && bytes.Equal(entries[i].key, entries[i-1].key) {
-			if e.tracking {
-				e.push(keySeg(entries[i].k))
+		// Grow and SetLen write the new slice in place: no reflect.Value header to allocate.
+		v.Grow(int(n))
+		v.SetLen(int(n))
+		switch {
+		case size == 0:
+			// nothing to fill
+		case elem.fastDec != nil:
+			base := v.UnsafePointer()
+			for i := range int(n) {
+				elem.fastDec(d, unsafe.Add(base, uintptr(i)*size))
 			}
-			e.fail("two keys of this map encode the same (NaN keys?); such a map cannot be captured canonically")
-		}
-		e.buf = append(e.buf, entries[i].key...)
-		if e.tracking {
-			e.push(keySeg(entries[i].k))
-		}
-		vp.enc(e, entries[i].v)
-		if e.tracking {
-			e.pop()
+		default:
+			for i := range int(n) {
+				elem.dec(d, v.Index(i))
+			}
 		}
 	}
-	e.giveScratch(all)
+}
+
+func buildPointer(p *plan) {
+	t := p.t
+	elem := planLocked(t.Elem())
+	zeroSize := t.Elem().Size() == 0
+	id := objectType(t)
+	p.min = 1
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		e.ref(id, v.UnsafePointer(), elem, zeroSize, false)
+	}
+	p.dec = func(d *decoder, v reflect.Value) { v.Set(d.objectRef(t, elem)) }
 }
 
 func encInterface(e *encoder, v reflect.Value) {
 	if v.IsNil() {
-		e.uvarint(0)
+		e.buf = append(e.buf, 0)
 		return
 	}
 	c := v.Elem()
 	p := planFor(c.Type())
-	registerType(p)
-	e.uvarint(uint64(len(p.name)) + 1)
-	e.buf = append(e.buf, p.name...)
 	if e.tracking {
 		e.push(".(" + c.Type().String() + ")")
 	}
+	e.registerType(p)
+	e.uvarint(uint64(len(p.name)) + 1)
+	e.buf = append(e.buf, p.name...)
 	p.enc(e, c)
 	if e.tracking {
 		e.pop()
 	}
+}
+
+// encodeInline appends the encoding of v alone, as a map key or set element: it may reach no
+// objects. The graph orders keys and elements by it, as the encoder does.
+func (enc *Encoder) encodeInline(dst []byte, v reflect.Value) (out []byte, err error) {
+	e := &enc.e
+	e.buf, e.tracking, e.inKey = dst, false, true
+	e.spans = e.spans[:0]
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(encodeFailure)
+			if !ok {
+				panic(r)
+			}
+			out, err = dst, &Error{Reason: f.reason}
+		}
+		e.inKey = false
+	}()
+	planFor(v.Type()).enc(e, v)
+	out, e.buf = e.buf, nil
+	return out, nil
 }

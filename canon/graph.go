@@ -1,11 +1,11 @@
 package canon
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // A Graph is the heap of a state as the debugger shows it: objects in canonical, breadth-first visit
@@ -43,13 +43,13 @@ type Root struct {
 
 // NewGraph builds the graph of the state reachable from roots, in order.
 func NewGraph(roots []Root) *Graph {
-	g := &graphBuilder{seen: map[uintptr]int{}}
+	g := &graphBuilder{seen: map[uintptr]int{}, sets: map[int]bool{}}
 	for _, r := range roots {
 		g.object(r.V, r.Name, r.Name)
 	}
 	for i := 0; i < len(g.queue); i++ {
 		// Objects are filled in id order; fields are computed before the slice may grow.
-		fields := g.fields(g.queue[i], g.objects[i].Path)
+		fields := g.fields(g.queue[i], i+1, g.objects[i].Path)
 		g.objects[i].Fields = fields
 	}
 	return &Graph{Objects: g.objects}
@@ -59,13 +59,15 @@ type graphBuilder struct {
 	objects []Object
 	queue   []reflect.Value
 	seen    map[uintptr]int
+	sets    map[int]bool // slices tagged cmc:"set", shown in canonical order
+	enc     Encoder      // to order map keys and set elements canonically
 }
 
 // object returns the id of the object at v (pointer, map or slice), adding it on first sight.
 func (g *graphBuilder) object(v reflect.Value, root, path string) int {
 	addr := v.Pointer()
 	zero := v.Kind() == reflect.Pointer && v.Type().Elem().Size() == 0
-	if id, ok := g.seen[addr]; ok && !zero && g.objects[id-1].Type == v.Type().String() {
+	if id, ok := g.seen[addr]; ok && !zero && graphType(g.queue[id-1].Type()) == graphType(v.Type()) {
 		return id
 	}
 	id := len(g.objects) + 1
@@ -77,7 +79,16 @@ func (g *graphBuilder) object(v reflect.Value, root, path string) int {
 	return id
 }
 
-func (g *graphBuilder) fields(v reflect.Value, path string) []Value {
+// graphType is the type by which the graph knows an object: named and unnamed types that may
+// refer to one object (type Table map[K]V and map[K]V) give one.
+func graphType(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Slice && t.Name() != "" {
+		return reflect.SliceOf(t.Elem())
+	}
+	return objectType(t)
+}
+
+func (g *graphBuilder) fields(v reflect.Value, id int, path string) []Value {
 	switch v.Kind() {
 	case reflect.Pointer:
 		e := v.Elem()
@@ -88,13 +99,35 @@ func (g *graphBuilder) fields(v reflect.Value, path string) []Value {
 	case reflect.Map:
 		return g.mapEntries(v, path)
 	case reflect.Slice:
+		order := make([]int, v.Len())
+		for i := range order {
+			order[i] = i
+		}
+		if g.sets[id] {
+			// A set's order is not state: show its elements as Decode would restore them.
+			keys := make([][]byte, v.Len())
+			for i := range keys {
+				keys[i] = g.canonical(v.Index(i))
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
+		}
 		out := make([]Value, v.Len())
-		for i := range v.Len() {
-			out[i] = g.value(indexSeg(i), v.Index(i), path+indexSeg(i))
+		for i, j := range order {
+			out[i] = g.value(indexSeg(i), v.Index(j), path+indexSeg(i))
 		}
 		return out
 	}
 	return nil
+}
+
+// canonical returns the encoding of a map key or set element, by which such values are ordered;
+// for a value that cannot be encoded, its printed form.
+func (g *graphBuilder) canonical(v reflect.Value) []byte {
+	b, err := g.enc.encodeInline(nil, v)
+	if err != nil {
+		return []byte(fmt.Sprint(v))
+	}
+	return b
 }
 
 func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
@@ -105,7 +138,11 @@ func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
 		if sf.Tag.Get("cmc") == "-" {
 			continue
 		}
-		out = append(out, g.value(sf.Name, v.Field(i), path+"."+sf.Name))
+		val := g.value(sf.Name, v.Field(i), path+"."+sf.Name)
+		if sf.Tag.Get("cmc") == "set" && val.Ref != 0 {
+			g.sets[val.Ref] = true
+		}
+		out = append(out, val)
 	}
 	return out
 }
@@ -116,29 +153,17 @@ func (g *graphBuilder) mapEntries(m reflect.Value, path string) []Value {
 		name string
 		v    reflect.Value
 	}
-	var enc Encoder
 	var entries []entry
 	it := m.MapRange()
 	for it.Next() {
-		kb, err := enc.EncodeValue(nil, pointerTo(it.Key()), "")
-		if err != nil {
-			kb = []byte(fmt.Sprint(it.Key()))
-		}
-		entries = append(entries, entry{key: kb, name: "[" + Render(it.Key()) + "]", v: it.Value()})
+		entries = append(entries, entry{key: g.canonical(it.Key()), name: "[" + Render(it.Key()) + "]", v: it.Value()})
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(string(a.key), string(b.key)) })
+	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
 	out := make([]Value, len(entries))
 	for i, e := range entries {
 		out[i] = g.value(e.name, e.v, path+e.name)
 	}
 	return out
-}
-
-// pointerTo returns a pointer to a copy of v, to encode a map key on its own.
-func pointerTo(v reflect.Value) reflect.Value {
-	p := reflect.New(v.Type())
-	p.Elem().Set(v)
-	return p
 }
 
 func (g *graphBuilder) value(name string, v reflect.Value, path string) Value {

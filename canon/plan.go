@@ -2,33 +2,70 @@ package canon
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // A plan encodes and decodes one Go type. Plans are built once per type and cached, as encoding/json
 // caches its encoders.
 type plan struct {
-	t      reflect.Type
-	enc    func(e *encoder, v reflect.Value)
-	dec    func(d *decoder, v reflect.Value)
-	hasRef bool // holds pointers, maps or interfaces: may reach heap objects
-	name   string
+	t    reflect.Type
+	enc  func(e *encoder, v reflect.Value)
+	dec  func(d *decoder, v reflect.Value)
+	name string // stable name, for interfaces
+	min  uint64 // fewest bytes a value of t encodes to, to bound decoding of corrupt input
+
+	// memory fast paths, for scalars and structs and arrays of them (see fast.go)
+	fastEnc fastEnc
+	fastDec fastDec
+
+	// maps only
+	key, elem      *plan
+	keys, vals     reflect.Type // []K and []V: scratch for sorting entries
+	keyPtr, valPtr bool         // K or V hold pointers: scratch must be cleared after use
+
+	registered atomic.Bool // name checked against the names of other types
 }
 
-var plans sync.Map // reflect.Type -> *plan
+var (
+	plans    sync.Map // reflect.Type -> *plan, complete plans only
+	buildMu  sync.Mutex
+	building map[reflect.Type]*plan // under buildMu: plans of the build in progress
+)
 
-// planFor returns the cached plan of t, building it on first use. Recursive types are fine: the
-// plan is published before its parts are built, and pointers look their element's plan up lazily.
+// planFor returns the cached plan of t, building it on first use. A plan is published only once it
+// and every plan it refers to are complete, so encoders on other goroutines never see half a plan.
 func planFor(t reflect.Type) *plan {
 	if p, ok := plans.Load(t); ok {
 		return p.(*plan)
 	}
-	p := &plan{t: t, name: typeName(t)}
-	if actual, loaded := plans.LoadOrStore(t, p); loaded {
-		return actual.(*plan)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	building = make(map[reflect.Type]*plan)
+	p := planLocked(t)
+	for t, p := range building {
+		plans.Store(t, p)
 	}
+	building = nil
+	return p
+}
+
+// planLocked returns the plan of t, building it and the plans it needs. Recursive types are fine:
+// a plan is entered in building before its parts are built.
+func planLocked(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
+	p := &plan{t: t, name: typeName(t)}
+	building[t] = p
 	buildPlan(p)
 	return p
 }
@@ -40,24 +77,24 @@ var (
 
 func buildPlan(p *plan) {
 	t := p.t
-	switch {
-	case t == mutexType || t == rwMutexType:
+	if t == mutexType || t == rwMutexType {
 		p.enc, p.dec = encMutex, func(*decoder, reflect.Value) {}
 		return
 	}
+	p.fastEnc, p.fastDec = scalarFast(t.Kind())
 	switch t.Kind() {
 	case reflect.Bool:
-		p.enc, p.dec = encBool, decBool
+		p.enc, p.dec, p.min = encBool, decBool, 1
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.enc, p.dec = encInt, decInt
+		p.enc, p.dec, p.min = encInt, decInt, 1
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		p.enc, p.dec = encUint, decUint
+		p.enc, p.dec, p.min = encUint, decUint, 1
 	case reflect.Float32, reflect.Float64:
-		p.enc, p.dec = encFloat, decFloat
+		p.enc, p.dec, p.min = encFloat, decFloat, 8
 	case reflect.Complex64, reflect.Complex128:
-		p.enc, p.dec = encComplex, decComplex
+		p.enc, p.dec, p.min = encComplex, decComplex, 16
 	case reflect.String:
-		p.enc, p.dec = encString, decString
+		p.enc, p.dec, p.min = encString, decString, 1
 	case reflect.Array:
 		buildArray(p)
 	case reflect.Slice:
@@ -65,19 +102,20 @@ func buildPlan(p *plan) {
 	case reflect.Struct:
 		buildStruct(p)
 	case reflect.Pointer:
-		p.hasRef = true
-		p.enc, p.dec = encPointer, decPointer
+		buildPointer(p)
 	case reflect.Map:
-		p.hasRef = true
-		p.enc, p.dec = encMapRef, decMapRef
+		buildMap(p)
 	case reflect.Interface:
-		p.hasRef = true
-		p.enc, p.dec = encInterface, decInterface
+		p.enc, p.dec, p.min = encInterface, decInterface, 1
 	default: // chan, func, unsafe.Pointer, uintptr
-		reject := rejection(t)
-		p.enc = func(e *encoder, v reflect.Value) { e.fail("%s", reject) }
-		p.dec = func(d *decoder, v reflect.Value) { d.fail("cannot decode %s", t) }
+		reject(p, rejection(t))
 	}
+}
+
+// reject makes p fail with reason wherever a value of its type is met.
+func reject(p *plan, reason string) {
+	p.enc = func(e *encoder, v reflect.Value) { e.fail("%s", reason) }
+	p.dec = func(d *decoder, v reflect.Value) { d.fail("%s is never encoded", p.t) }
 }
 
 // rejection says why a type cannot be captured and how to fix it.
@@ -98,10 +136,10 @@ func rejection(t reflect.Type) string {
 
 // field is one captured field of a struct.
 type field struct {
-	index int
-	name  string
-	plan  *plan
-	set   bool // tagged cmc:"set"
+	index  int
+	offset uintptr
+	name   string
+	plan   *plan
 }
 
 func buildStruct(p *plan) {
@@ -113,34 +151,33 @@ func buildStruct(p *plan) {
 		if tag == "-" {
 			continue
 		}
-		f := field{index: i, name: sf.Name}
+		f := field{index: i, offset: sf.Offset, name: sf.Name}
 		switch tag {
 		case "":
+			f.plan = planLocked(sf.Type)
 		case "set":
-			if sf.Type.Kind() != reflect.Slice {
-				f.plan = &plan{t: sf.Type, name: typeName(sf.Type)}
-				msg := fmt.Sprintf(`field %s: cmc:"set" applies to slices, not %s`, sf.Name, sf.Type)
-				f.plan.enc = func(e *encoder, v reflect.Value) { e.fail("%s", msg) }
-				fields = append(fields, f)
-				continue
-			}
-			f.set = true
 			f.plan = &plan{t: sf.Type, name: typeName(sf.Type)}
-			buildSlice(f.plan, true)
+			if sf.Type.Kind() != reflect.Slice {
+				reject(f.plan, fmt.Sprintf(`cmc:"set" applies to slices, not %s`, sf.Type))
+			} else {
+				buildSlice(f.plan, true)
+			}
 		default:
 			f.plan = &plan{t: sf.Type, name: typeName(sf.Type)}
-			msg := fmt.Sprintf(`field %s: unknown tag cmc:%q; use cmc:"-" (not state) or cmc:"set" (unordered slice)`, sf.Name, tag)
-			f.plan.enc = func(e *encoder, v reflect.Value) { e.fail("%s", msg) }
+			reject(f.plan, fmt.Sprintf(`unknown tag cmc:%q; use cmc:"-" (not state) or cmc:"set" (unordered slice)`, tag))
 		}
-		if f.plan == nil {
-			f.plan = planFor(sf.Type)
-		}
-		p.hasRef = p.hasRef || f.plan.hasRef || typeMayRef(sf.Type)
+		p.min = addMin(p.min, f.plan.min)
 		fields = append(fields, f)
 	}
+	p.fastEnc, p.fastDec = structFast(fields)
 	p.enc = func(e *encoder, v reflect.Value) {
+		base, addressable := addr(v)
 		for i := range fields {
 			f := &fields[i]
+			if fast := f.plan.fastEnc; addressable && fast != nil {
+				fast(e, unsafe.Add(base, f.offset))
+				continue
+			}
 			if e.tracking {
 				e.push("." + f.name)
 			}
@@ -151,11 +188,31 @@ func buildStruct(p *plan) {
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
+		base, addressable := addr(v)
 		for i := range fields {
 			f := &fields[i]
+			if fast := f.plan.fastDec; addressable && fast != nil {
+				fast(d, unsafe.Add(base, f.offset))
+				continue
+			}
 			f.plan.dec(d, settable(v.Field(f.index)))
 		}
 	}
+}
+
+// addMin and mulMin add and multiply byte counts, saturating instead of overflowing.
+func addMin(a, b uint64) uint64 {
+	if a > math.MaxUint32 || b > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return a + b
+}
+
+func mulMin(a, n uint64) uint64 {
+	if a != 0 && n > math.MaxUint32/a {
+		return math.MaxUint32
+	}
+	return a * n
 }
 
 // typeMayRef reports whether values of t can reach heap objects, without building plans (which may
@@ -176,31 +233,155 @@ func typeMayRef(t reflect.Type) bool {
 	return false
 }
 
-// typeName is the stable name of a type: its package path and name when it has one, so the same
-// type has the same name in every process and build.
+// keyHoldsPointers reports whether map keys of type t hold pointers, statically. Interface keys are
+// checked value by value instead: map[any]V keyed by strings is fine.
+func keyHoldsPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Chan, reflect.UnsafePointer:
+		return true
+	case reflect.Array:
+		return keyHoldsPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if keyHoldsPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsPointers reports whether values of t hold any pointer the garbage collector follows.
+func holdsPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer,
+		reflect.String, reflect.Slice:
+		return true
+	case reflect.Array:
+		return t.Len() > 0 && holdsPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// typeName is the stable name of a type: package paths, not package names, all the way down, so the
+// same type has the same name in every process and build, and two types never share one, except
+// types declared inside functions, which registerType catches.
 func typeName(t reflect.Type) string {
-	if t.Name() != "" && t.PkgPath() != "" {
+	if t.Name() != "" {
+		if t.PkgPath() == "" {
+			return t.Name() // predeclared
+		}
 		return t.PkgPath() + "." + t.Name()
 	}
-	return t.String()
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + typeName(t.Elem())
+	case reflect.Slice:
+		return "[]" + typeName(t.Elem())
+	case reflect.Array:
+		return "[" + strconv.Itoa(t.Len()) + "]" + typeName(t.Elem())
+	case reflect.Map:
+		return "map[" + typeName(t.Key()) + "]" + typeName(t.Elem())
+	case reflect.Chan:
+		switch t.ChanDir() {
+		case reflect.RecvDir:
+			return "<-chan " + typeName(t.Elem())
+		case reflect.SendDir:
+			return "chan<- " + typeName(t.Elem())
+		}
+		return "chan " + typeName(t.Elem())
+	case reflect.Struct:
+		var b strings.Builder
+		b.WriteString("struct {")
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if i > 0 {
+				b.WriteString(";")
+			}
+			b.WriteString(" ")
+			if !f.Anonymous {
+				if f.PkgPath != "" {
+					b.WriteString(f.PkgPath + ".")
+				}
+				b.WriteString(f.Name + " ")
+			}
+			b.WriteString(typeName(f.Type))
+			if f.Tag != "" {
+				b.WriteString(" " + strconv.Quote(string(f.Tag)))
+			}
+		}
+		b.WriteString(" }")
+		return b.String()
+	}
+	return t.String() // func and interface types: never captured by name
 }
 
 // types maps the stable names of the dynamic types seen inside interfaces back to the types, so
 // Decode can rebuild them.
 var types sync.Map // string -> reflect.Type
 
-func registerType(p *plan) {
-	if _, ok := types.Load(p.name); !ok {
-		types.Store(p.name, p.t)
+// registerType enters p's type under its name, and fails if another type has that name already:
+// two types declared inside functions can share a package path and a name, and hashes would not
+// tell them apart.
+func (e *encoder) registerType(p *plan) {
+	if p.registered.Load() {
+		return
 	}
+	if t, loaded := types.LoadOrStore(p.name, p.t); loaded && t != p.t {
+		e.fail("%s shares its name with another type (types declared inside functions?), and states could not tell them apart; declare it at package level", p.t)
+	}
+	p.registered.Store(true)
 }
 
 // path segments, used only when an error must say where it happened.
-func indexSeg(i int) string { return fmt.Sprintf("[%d]", i) }
+func indexSeg(i int) string { return "[" + strconv.Itoa(i) + "]" }
 
-func keySeg(k reflect.Value) string {
-	if k.Kind() == reflect.String {
-		return fmt.Sprintf("[%q]", k.String())
+func keySeg(k reflect.Value) string { return "[" + keyString(k) + "]" }
+
+// keyString renders a map key for a path: strings quoted, and no addresses, so a path is the same
+// in every run.
+func keyString(k reflect.Value) string {
+	switch k.Kind() {
+	case reflect.String:
+		return strconv.Quote(k.String())
+	case reflect.Bool:
+		return strconv.FormatBool(k.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(k.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(k.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(k.Float(), 'g', -1, 64)
+	case reflect.Complex64, reflect.Complex128:
+		return strconv.FormatComplex(k.Complex(), 'g', -1, 128)
+	case reflect.Interface:
+		if k.IsNil() {
+			return "nil"
+		}
+		return keyString(k.Elem())
+	case reflect.Pointer, reflect.Chan, reflect.UnsafePointer:
+		if k.IsNil() {
+			return "nil"
+		}
+		return "(" + k.Type().String() + ")"
+	case reflect.Struct:
+		parts := make([]string, k.NumField())
+		for i := range parts {
+			parts[i] = keyString(k.Field(i))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	case reflect.Array:
+		parts := make([]string, k.Len())
+		for i := range parts {
+			parts[i] = keyString(k.Index(i))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
 	}
-	return "[" + strings.TrimSpace(fmt.Sprint(k)) + "]"
+	return k.Type().String()
 }

@@ -1,0 +1,204 @@
+package canon
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"slices"
+	"unsafe"
+)
+
+// Canonical order. Map entries and set elements have no order of their own in Go; canon puts them
+// in the order of their encodings (of the key, for a map), and reuses its buffers so that doing so
+// allocates nothing once an Encoder has seen a state or two.
+
+// A part is one encoded map key or set element in a scratch buffer: bytes [start:end], entry i.
+// Its first 8 bytes, big-endian, order most parts without looking at the buffer.
+type part struct {
+	prefix     uint64
+	start, end int
+	i          int
+}
+
+func newPart(all []byte, start, i int) part {
+	var b [8]byte
+	copy(b[:], all[start:])
+	return part{prefix: binary.BigEndian.Uint64(b[:]), start: start, end: len(all), i: i}
+}
+
+// sortParts sorts parts by their bytes in all.
+func sortParts(parts []part, all []byte) {
+	slices.SortFunc(parts, func(a, b part) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return bytes.Compare(all[a.start:a.end], all[b.start:b.end])
+	})
+}
+
+// mapSlots holds the entries of maps of one type while they are sorted.
+type mapSlots struct{ keys, vals reflect.Value } // []K and []V
+
+// setContent encodes the elements of a multiset sorted by their own encodings.
+func (e *encoder) setContent(v reflect.Value, elem *plan) {
+	all, parts := e.takeScratch(), e.takeParts()
+	saved, wasKey := e.buf, e.inKey
+	e.inKey = true
+	base, size := v.UnsafePointer(), v.Type().Elem().Size()
+	for i := range v.Len() {
+		start := len(all)
+		e.buf = all
+		if fast := elem.fastEnc; fast != nil {
+			fast(e, unsafe.Add(base, uintptr(i)*size))
+		} else {
+			if e.tracking {
+				e.push(indexSeg(i))
+			}
+			elem.enc(e, v.Index(i))
+			if e.tracking {
+				e.pop()
+			}
+		}
+		all = e.buf
+		parts = append(parts, newPart(all, start, i))
+	}
+	e.buf, e.inKey = saved, wasKey
+	sortParts(parts, all)
+	for _, p := range parts {
+		e.buf = append(e.buf, all[p.start:p.end]...)
+	}
+	e.giveScratch(all)
+	e.giveParts(parts)
+}
+
+// Scratch buffers form a stack: map keys and set elements may nest (a set element holding a set).
+func (e *encoder) takeScratch() []byte {
+	if n := len(e.scratch); n > 0 {
+		b := e.scratch[n-1]
+		e.scratch = e.scratch[:n-1]
+		return b[:0]
+	}
+	return nil
+}
+
+func (e *encoder) giveScratch(b []byte) { e.scratch = append(e.scratch, b) }
+
+func (e *encoder) takeParts() []part {
+	if n := len(e.parts); n > 0 {
+		p := e.parts[n-1]
+		e.parts = e.parts[:n-1]
+		return p[:0]
+	}
+	return nil
+}
+
+func (e *encoder) giveParts(p []part) { e.parts = append(e.parts, p) }
+
+func buildMap(p *plan) {
+	t := p.t
+	if keyHoldsPointers(t.Key()) {
+		reject(p, fmt.Sprintf("%s cannot be part of checked state: its keys hold pointers, whose order and identity differ between runs; key the map by value (an id or a name)", t))
+		return
+	}
+	p.key, p.elem = planLocked(t.Key()), planLocked(t.Elem())
+	p.keys, p.vals = reflect.SliceOf(t.Key()), reflect.SliceOf(t.Elem())
+	p.keyPtr, p.valPtr = holdsPointers(t.Key()), holdsPointers(t.Elem())
+	id := objectType(t)
+	p.min = 1
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		// A new map's length comes with its number, so Decode can make it that size at once.
+		if e.ref(id, v.UnsafePointer(), p, false, true) {
+			e.uvarint(uint64(v.Len()))
+		}
+	}
+	p.dec = func(d *decoder, v reflect.Value) { v.Set(d.objectRef(t, p)) }
+}
+
+// slotsFor returns slices with room for n entries of maps of plan p.
+func (e *encoder) slotsFor(p *plan, n int) *mapSlots {
+	s := e.mapSlots[p]
+	if s == nil {
+		s = &mapSlots{}
+		e.mapSlots[p] = s
+	}
+	if !s.keys.IsValid() || s.keys.Len() < n {
+		s.keys = reflect.MakeSlice(p.keys, n, n)
+		s.vals = reflect.MakeSlice(p.vals, n, n)
+	}
+	return s
+}
+
+// mapContent encodes a map's entries in the order of their keys' canonical encodings.
+func (e *encoder) mapContent(o object) {
+	p := o.plan
+	e.mapHeader = o.ptr
+	m := reflect.NewAt(p.t, unsafe.Pointer(&e.mapHeader)).Elem()
+	n := m.Len() // written with the map's number
+	if n == 0 {
+		return
+	}
+	slots := e.slotsFor(p, n)
+	all, entries := e.takeScratch(), e.takeParts()
+	saved := e.buf
+	e.inKey = true
+	e.iter.Reset(m)
+	keyBase, keySize := slots.keys.UnsafePointer(), p.t.Key().Size()
+	for i := 0; e.iter.Next(); i++ {
+		k := slots.keys.Index(i)
+		k.SetIterKey(&e.iter)
+		slots.vals.Index(i).SetIterValue(&e.iter)
+		start := len(all)
+		e.buf = all
+		if fast := p.key.fastEnc; fast != nil {
+			fast(e, unsafe.Add(keyBase, uintptr(i)*keySize))
+		} else {
+			if e.tracking {
+				e.push(keySeg(k))
+			}
+			p.key.enc(e, k)
+			if e.tracking {
+				e.pop()
+			}
+		}
+		all = e.buf
+		entries = append(entries, newPart(all, start, i))
+	}
+	e.iter.Reset(reflect.Value{})
+	e.inKey = false
+	e.buf = saved
+	sortParts(entries, all)
+	for j, en := range entries {
+		key := all[en.start:en.end]
+		if e.tracking {
+			e.push(keySeg(slots.keys.Index(en.i)))
+		}
+		if j > 0 && bytes.Equal(key, all[entries[j-1].start:entries[j-1].end]) {
+			e.fail("two keys of this map encode the same (NaN keys?); such a map cannot be captured canonically")
+		}
+		e.buf = append(e.buf, key...)
+		p.elem.enc(e, slots.vals.Index(en.i))
+		if e.tracking {
+			e.pop()
+		}
+	}
+	// Drop the references the slots hold, so the scratch space does not keep old states alive.
+	if p.keyPtr {
+		for i := range n {
+			slots.keys.Index(i).SetZero()
+		}
+	}
+	if p.valPtr {
+		for i := range n {
+			slots.vals.Index(i).SetZero()
+		}
+	}
+	e.mapHeader = nil
+	e.giveScratch(all)
+	e.giveParts(entries)
+}
