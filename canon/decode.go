@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -163,7 +164,26 @@ func decComplex(d *decoder, v reflect.Value) {
 	v.SetComplex(complex(re, d.float()))
 }
 
-func decString(d *decoder, v reflect.Value) { v.SetString(string(d.take(d.uvarint()))) }
+func decString(d *decoder, v reflect.Value) { v.SetString(d.str()) }
+
+// str decodes a string. Short strings are shared through a small table: checked state is full of
+// the same few names (states, message types), and restoring a state should not allocate them
+// again. Strings are immutable, so sharing them is invisible to the program.
+func (d *decoder) str() string {
+	b := d.take(d.uvarint())
+	if len(b) > 32 {
+		return string(b)
+	}
+	if s, ok := shortStrings.Load(string(b)); ok { // no allocation: the compiler elides string(b) in a lookup
+		return s.(string)
+	}
+	s := string(b)
+	shortStrings.Store(s, s)
+	return s
+}
+
+// shortStrings interns decoded short strings (see decoder.str).
+var shortStrings sync.Map
 
 // objectRef resolves an object number: an earlier object, or the next new one, allocated now and
 // filled when its turn comes. t is a pointer or map type; p the plan of the pointee or map.

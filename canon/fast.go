@@ -87,7 +87,7 @@ func scalarFast(k reflect.Kind) (fastEnc, fastDec) {
 				e.uvarint(uint64(len(s)))
 				e.buf = append(e.buf, s...)
 			}, func(d *decoder, p unsafe.Pointer) {
-				*(*string)(p) = string(d.take(d.uvarint()))
+				*(*string)(p) = d.str()
 			}
 	}
 	return nil, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"unsafe"
 
 	"github.com/cmc-go/cmc"
 )
@@ -81,9 +82,12 @@ type Result struct {
 	// CollisionProbability bounds the chance that two states shared a hash, so one was missed.
 	CollisionProbability float64 `json:"collision_probability"`
 	VisitedBytes         int64   `json:"visited_bytes"`
-	Seed                 uint64  `json:"seed,omitempty"`
-	Cancelled            bool    `json:"cancelled,omitempty"`
-	PrefixNote           string  `json:"prefix_note,omitempty"`
+	// StoredBytes is what the search keeps for the whole run: the visited set, the trail that
+	// rebuilds counterexamples, and the interned component encodings.
+	StoredBytes int64  `json:"stored_bytes"`
+	Seed        uint64 `json:"seed,omitempty"`
+	Cancelled   bool   `json:"cancelled,omitempty"`
+	PrefixNote  string `json:"prefix_note,omitempty"`
 }
 
 // trailEntry records how a stored state was reached, so a violation's path can be rebuilt.
@@ -109,7 +113,8 @@ type search struct {
 	prefixB  []int
 	key      []byte
 	lastTick int64
-	depth    int // of the state being expanded
+	depth    int   // of the state being expanded
+	next     State // scratch for the state a transition reached
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -155,6 +160,8 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 		s.res.CollisionProbability = collisionBound(s.res.States)
 	}
 	s.res.VisitedBytes = s.visited.bytes()
+	s.res.StoredBytes = s.res.VisitedBytes + int64(cap(s.trail))*int64(unsafe.Sizeof(trailEntry{})) +
+		int64(cap(s.values))*4 + int64(mc.pool.size())
 	return s.res, nil
 }
 
@@ -334,32 +341,34 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 // successor handles the state one handler run produced.
 func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outcome, before []any, emit func(int32, State)) error {
 	mc := s.mc
-	step := pathStep{event: ei, values: values(out.Points)}
+	step := func() *pathStep { return &pathStep{event: ei, values: values(out.Points)} }
 	if f := out.Failure; f != nil {
-		s.violation(idx, &step, NewViolation(f.Kind, "", f.Message, f.Site))
+		s.violation(idx, step(), NewViolation(f.Kind, "", f.Message, f.Site))
 		return nil
 	}
-	next, err := mc.Capture(st, ev.Touches)
-	if err != nil {
-		return s.captureError(idx, step, err)
+	// Capture into scratch space: most successors were seen before and need no copy.
+	s.next = append(s.next[:0], st...)
+	if err := mc.capture(s.next, ev.Touches); err != nil {
+		return s.captureError(idx, *step(), err)
 	}
 	if s.opts.VerifyTouches {
-		if err := s.verifyTouches(next, ev); err != nil {
+		if err := s.verifyTouches(s.next, ev); err != nil {
 			return err
 		}
 	}
 	if v := s.stepChecks(before); v != nil {
-		s.violation(idx, &step, v)
+		s.violation(idx, step(), v)
 		return nil
 	}
-	s.key = next.key(s.key[:0])
-	if !s.visited.add(mc.Hash(next), s.key) {
+	s.key = s.next.key(s.key[:0])
+	if !s.visited.add(mc.Hash(s.next), s.key) {
 		return nil
 	}
+	next := slices.Clone(s.next)
 	nidx := int32(len(s.trail))
-	s.trail = append(s.trail, trailEntry{parent: idx, event: int32(ei), off: uint32(len(s.values)), n: uint32(len(step.values))})
-	for _, v := range step.values {
-		s.values = append(s.values, int32(v))
+	s.trail = append(s.trail, trailEntry{parent: idx, event: int32(ei), off: uint32(len(s.values)), n: uint32(len(out.Points))})
+	for _, p := range out.Points {
+		s.values = append(s.values, int32(p.Value))
 	}
 	s.res.States++
 	s.res.Depth = max(s.res.Depth, s.depth+1)

@@ -25,6 +25,7 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			b.ReportMetric(float64(res.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 			b.ReportMetric(float64(res.States), "states")
+			b.ReportMetric(float64(res.StoredBytes)/float64(res.States), "stored-B/state")
 		})
 	}
 }
