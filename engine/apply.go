@@ -99,6 +99,11 @@ type Note = cmc.Note
 // with notes on, filling in Choose sites, notes and state hashes.
 func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, error) {
 	t := &Trace{Model: mc.Def.Name, InitHash: Hash(mc.Hash(init))}
+	for _, c := range mc.Def.Components {
+		if c.Shared {
+			t.Env = append(t.Env, c.Name)
+		}
+	}
 	s := init
 	var out Outcome
 	leaves, err := mc.Leaves(s)

@@ -13,12 +13,15 @@ import (
 // replayable: a step names its process and event and gives every Choose value, so re-running the
 // handlers with those values reproduces the states, which each step's hash proves.
 type Trace struct {
-	Model     string            `json:"model"`
-	Params    map[string]string `json:"params,omitempty"`
-	InitHash  Hash              `json:"init_hash"`
-	Init      []canon.Leaf      `json:"init,omitempty"` // the initial state, flattened by path
-	Steps     []Step            `json:"steps"`
-	Violation *Violation        `json:"violation,omitempty"` // nil for a kept random walk
+	Model    string            `json:"model"`
+	Params   map[string]string `json:"params,omitempty"`
+	InitHash Hash              `json:"init_hash"`
+	Init     []canon.Leaf      `json:"init,omitempty"` // the initial state, flattened by path
+	// Env names the environment components (a network, timers); every other root of the state
+	// is a process.
+	Env       []string   `json:"env,omitempty"`
+	Steps     []Step     `json:"steps"`
+	Violation *Violation `json:"violation,omitempty"` // nil for a kept random walk
 }
 
 // A Step is one transition.

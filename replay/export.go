@@ -72,8 +72,9 @@ func TraceJSON(t *engine.Trace) ([]byte, error) {
 		Model     string            `json:"model"`
 		Params    map[string]string `json:"params,omitempty"`
 		InitHash  engine.Hash       `json:"init_hash"`
+		Env       []string          `json:"env,omitempty"`
 		Violation *engine.Violation `json:"violation,omitempty"`
-	}{t.Model, t.Params, t.InitHash, t.Violation}
+	}{t.Model, t.Params, t.InitHash, t.Env, t.Violation}
 	hb, err := json.Marshal(head)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,8 @@ CREATE TABLE bookmarks (
 );
 CREATE INDEX bookmarks_by_trace ON bookmarks(trace_id);
 `,
+	// 2: which roots of a trace's state are environment components, not processes.
+	`ALTER TABLE traces ADD COLUMN env TEXT`,
 }
 
 // SchemaVersion is the schema this code writes.

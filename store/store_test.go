@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -379,7 +380,7 @@ func TestNewerSchema(t *testing.T) {
 	}
 	s.Close()
 	_, err := Open(path)
-	want := "store: database " + path + " was written by a newer cmcdap (schema 99, this one knows 1): upgrade cmcdap"
+	want := "store: database " + path + " was written by a newer cmcdap (schema 99, this one knows " + strconv.Itoa(SchemaVersion()) + "): upgrade cmcdap"
 	if !errors.Is(err, ErrNewerSchema) || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}

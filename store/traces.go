@@ -30,6 +30,7 @@ type TraceInfo struct {
 	Signature string      `json:"signature,omitempty"`
 	Length    int         `json:"length"` // steps
 	InitHash  engine.Hash `json:"init_hash"`
+	Env       []string    `json:"env,omitempty"` // environment components; the other roots are processes
 	Found     time.Time   `json:"found"`
 	// Seen counts the stored traces of this model with this signature, this one included: more
 	// than 1 means the same violation was found before (or since). FirstSeen is the oldest of them.
@@ -61,6 +62,14 @@ func (s *Store) AddTrace(runID int64, t *engine.Trace, found time.Time) (int64, 
 	if v := t.Violation; v != nil {
 		kind, signature, name, msg, site = v.Kind, v.Signature, v.Name, v.Message, v.Site
 	}
+	var env any
+	if len(t.Env) > 0 {
+		b, err := json.Marshal(t.Env)
+		if err != nil {
+			return 0, fmt.Errorf("store: add trace: %w", err)
+		}
+		env = string(b)
+	}
 	var run any
 	if runID != 0 {
 		run = runID
@@ -68,9 +77,9 @@ func (s *Store) AddTrace(runID int64, t *engine.Trace, found time.Time) (int64, 
 	var id int64
 	err := s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
-			length, init_hash, strings, found_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			length, init_hash, strings, found_at, env) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run, t.Model, params, kind, name, msg, site, signature, len(t.Steps), int64(t.InitHash),
-			enc.strings, formatTime(found))
+			enc.strings, formatTime(found), env)
 		if err != nil {
 			return fmt.Errorf("store: add trace: %w", err)
 		}
@@ -179,17 +188,17 @@ func encodeTrace(t *engine.Trace) encodedTrace {
 }
 
 const traceColumns = `t.id, t.run_id, t.model, t.params, t.kind, t.name, t.message, t.site, t.signature,
-	t.length, t.init_hash, t.found_at,
+	t.length, t.init_hash, t.found_at, t.env,
 	(SELECT count(*) FROM traces o WHERE o.model = t.model AND o.signature = t.signature),
 	(SELECT min(o.id) FROM traces o WHERE o.model = t.model AND o.signature = t.signature)`
 
 func scanTraceInfo(sc scanner) (TraceInfo, error) {
 	var ti TraceInfo
 	var run, first sql.NullInt64
-	var params, kind, signature, found sql.NullString
+	var params, kind, signature, found, env sql.NullString
 	var hash int64
 	err := sc.Scan(&ti.ID, &run, &ti.Model, &params, &kind, &ti.Name, &ti.Message, &ti.Site, &signature,
-		&ti.Length, &hash, &found, &ti.Seen, &first)
+		&ti.Length, &hash, &found, &env, &ti.Seen, &first)
 	if err != nil {
 		return ti, err
 	}
@@ -197,6 +206,11 @@ func scanTraceInfo(sc scanner) (TraceInfo, error) {
 	ti.Kind, ti.violation, ti.Signature = kind.String, kind.Valid, signature.String
 	if ti.Params, err = parseParams(params); err != nil {
 		return ti, err
+	}
+	if env.Valid {
+		if err := json.Unmarshal([]byte(env.String), &ti.Env); err != nil {
+			return ti, fmt.Errorf("environment components %q: %w", env.String, err)
+		}
 	}
 	ti.Found, err = parseTime(found)
 	return ti, err
@@ -280,7 +294,7 @@ func (s *Store) Trace(id int64) (*engine.Trace, TraceInfo, error) {
 	if err != nil {
 		return nil, ti, err
 	}
-	t := &engine.Trace{Model: ti.Model, Params: ti.Params, InitHash: ti.InitHash, Init: init, Steps: steps}
+	t := &engine.Trace{Model: ti.Model, Params: ti.Params, InitHash: ti.InitHash, Init: init, Env: ti.Env, Steps: steps}
 	if ti.violation {
 		t.Violation = &engine.Violation{Kind: ti.Kind, Name: ti.Name, Message: ti.Message, Site: ti.Site,
 			Signature: ti.Signature}

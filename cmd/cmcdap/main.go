@@ -20,6 +20,9 @@ var commands = map[string]command{}
 
 func main() {
 	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "" { // how some DAP clients start an adapter with no arguments
+		args = nil
+	}
 	if len(args) == 0 {
 		os.Exit(commands["dap"].run(nil))
 	}

@@ -89,7 +89,15 @@ func Build(ctx context.Context, p *Package) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-overlay", ov, "-o", bin, "./"+filepath.Base(filepath.Dir(fake)))
+	// Build to a file of our own and rename it into place: two sessions may build the same
+	// package at once, and a worker may be running the previous binary.
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.CommandContext(ctx, "go", "build", "-overlay", ov, "-o", tmp.Name(), "./"+filepath.Base(filepath.Dir(fake)))
 	cmd.Dir = p.Dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -99,6 +107,9 @@ func Build(ctx context.Context, p *Package) (string, error) {
 			return "", fmt.Errorf("%w: %s does not depend on github.com/cmc-go/cmc (run go get github.com/cmc-go/cmc)", ErrBuild, p.ImportPath)
 		}
 		return "", fmt.Errorf("%w: package %s does not build:\n%s", ErrBuild, p.ImportPath, msg)
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		return "", fmt.Errorf("install worker binary: %w", err)
 	}
 	return bin, nil
 }

@@ -1,0 +1,152 @@
+package dap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-dap"
+)
+
+// Evaluate serves watches, hovers and the debug console with the same expression language as
+// breakpoint conditions, over the state a frame shows. In the console a few commands also work:
+// :goto N, :bookmark NAME [note], :help.
+
+func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
+	a := req.Arguments
+	if a.Context == "repl" && strings.HasPrefix(strings.TrimSpace(a.Expression), ":") {
+		s.command(req)
+		return
+	}
+	if !s.requireStop(&req.Request) {
+		return
+	}
+	p, ok := s.framePos(a.FrameId)
+	if !ok {
+		p = s.pos
+	}
+	e, err := s.envAt(p.shown())
+	if err != nil {
+		s.sendError(&req.Request, errStore, "evaluate: "+err.Error())
+		return
+	}
+	code := a.Expression
+	v, err := s.progs.eval(code, e)
+	if err != nil && a.Context == "hover" {
+		// Hovering over model code: "r.routes" means the acting process's routes.
+		if alt := s.actingPath(code, p); alt != "" {
+			if v2, err2 := s.progs.eval(alt, e); err2 == nil && v2 != nil {
+				v, err = v2, nil
+			}
+		}
+	}
+	if err != nil {
+		s.sendError(&req.Request, errEvaluate, firstLine(err.Error()))
+		return
+	}
+	r := &dap.EvaluateResponse{Response: response(&req.Request)}
+	if n := e.nodeOf(v); n != nil {
+		r.Body.Result = n.summary(summaryWidth * 2)
+		r.Body.VariablesReference = s.handles.add(handle{kind: hNode, pos: p, node: n})
+		if n.indexed {
+			r.Body.IndexedVariables = len(n.kids)
+		}
+	} else {
+		r.Body.Result = show(v)
+	}
+	s.send(r)
+}
+
+// actingPath rewrites a Go expression from handler code (recv.field...) to start at the
+// process acting at p, or returns "".
+func (s *Session) actingPath(code string, p position) string {
+	if p.Step == 0 {
+		return ""
+	}
+	i := strings.IndexByte(code, '.')
+	if i <= 0 || !isIdent(code[:i]) {
+		return ""
+	}
+	root := s.tr.step(p.Step).Proc
+	if !isIdent(root) {
+		root = "$env[" + strconv.Quote(root) + "]"
+	}
+	return root + code[i:]
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// command runs a debug console command.
+func (s *Session) command(req *dap.EvaluateRequest) {
+	fields := strings.Fields(strings.TrimSpace(req.Arguments.Expression))
+	reply := func(text string) {
+		r := &dap.EvaluateResponse{Response: response(&req.Request)}
+		r.Body.Result = text
+		s.send(r)
+	}
+	fail := func(msg string) { s.sendError(&req.Request, errEvaluate, msg) }
+	switch fields[0] {
+	case ":help":
+		reply(":goto N — go to step N (0: the initial state)\n:bookmark NAME [note] — bookmark the current state\n" +
+			"anything else is an expression over the state, e.g. B.routes[\"D\"].hops < 3")
+	case ":goto":
+		if !s.requireStop(&req.Request) {
+			return
+		}
+		n, err := strconv.Atoi(strings.Join(fields[1:], ""))
+		if err != nil {
+			fail(":goto: give a step number, e.g. :goto 12")
+			return
+		}
+		if s.tr != nil && (n < 0 || n > s.tr.len()) {
+			fail(fmt.Sprintf(":goto: step %d is not in the trace: it has steps 0 to %d", n, s.tr.len()))
+			return
+		}
+		reply(fmt.Sprintf("step %d", n))
+		s.gotoStep(n)
+	case ":bookmark":
+		if !s.requireStop(&req.Request) {
+			return
+		}
+		if len(fields) < 2 {
+			fail(":bookmark: give a name, e.g. :bookmark before-rerr")
+			return
+		}
+		b, err := s.addBookmark(fields[1], strings.Join(fields[2:], " "))
+		if err != nil {
+			fail(":bookmark: " + err.Error())
+			return
+		}
+		reply(fmt.Sprintf("bookmarked step %d of trace %d as %s", b.Step, b.Trace, b.Name))
+	default:
+		fail(fmt.Sprintf("unknown command %s; :help lists them", fields[0]))
+	}
+}
+
+// exceptionInfo describes the trace's violation.
+func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
+	if s.tr == nil || s.tr.t.Violation == nil {
+		s.sendError(&req.Request, errNotStopped, "exceptionInfo: this trace has no violation")
+		return
+	}
+	v := s.tr.t.Violation
+	r := &dap.ExceptionInfoResponse{Response: response(&req.Request)}
+	r.Body = dap.ExceptionInfoResponseBody{
+		ExceptionId: v.Kind,
+		Description: violationText(v),
+		BreakMode:   "always",
+		Details: &dap.ExceptionDetails{
+			Message:  v.Message,
+			TypeName: strings.TrimSpace(v.Kind + " " + v.Name),
+		},
+	}
+	if v.Site != "" {
+		r.Body.Details.StackTrace = "at " + v.Site
+	}
+	s.send(r)
+}

@@ -1,0 +1,132 @@
+package dap
+
+import (
+	"github.com/cmc-go/cmc/canon"
+	"regexp"
+	"strings"
+)
+
+// continue and reverseContinue walk the trace position by position, forward or back, and stop
+// at the first position where a breakpoint hits. A walk with no breakpoint to check costs
+// nothing but the walk; conditions read the state only where their breakpoint matches.
+
+// run walks from the current position and stops at the first hit, or at the end it reaches.
+func (s *Session) run(forward bool) {
+	p := s.pos
+	for {
+		var ok bool
+		if forward {
+			p, ok = s.tr.next(p)
+		} else {
+			p, ok = s.tr.prev(p)
+		}
+		if !ok {
+			break
+		}
+		if hits, reason, text := s.hitsAt(p); len(hits) > 0 || text != "" {
+			s.stopAt(p, reason, text, hits)
+			return
+		}
+	}
+	if forward {
+		s.stopAt(s.tr.end(), "step", "end of trace", nil)
+	} else {
+		s.stopAt(after(0), "entry", "start of trace", nil)
+	}
+}
+
+// hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that fails to
+// evaluate stops too, with the error as the text.
+func (s *Session) hitsAt(p position) (hits []int, reason, text string) {
+	if p.Step == 0 {
+		return nil, "", ""
+	}
+	st := s.tr.step(p.Step)
+	try := func(b *bp, why string) bool {
+		if b.cond != "" {
+			e, err := s.envAt(p.shown())
+			if err != nil {
+				text = "condition: " + err.Error()
+				return true
+			}
+			ok, err := s.progs.truth(b.cond, e)
+			if err != nil {
+				text = "condition " + b.cond + ": " + err.Error()
+				return true
+			}
+			if !ok {
+				return false
+			}
+		}
+		b.hits++
+		if b.hitCond != "" {
+			if ok, _ := hitMatches(b.hitCond, b.hits); !ok {
+				return false
+			}
+		}
+		if b.logMsg != "" {
+			s.output("console", s.interpolate(b.logMsg, p)+"\n")
+			return false
+		}
+		hits = append(hits, b.id)
+		if reason == "" {
+			reason = why
+		}
+		return false
+	}
+	if p.inside() {
+		for _, b := range s.bps.bySite[st.Choices[p.Choice].Site] {
+			if try(&b.bp, "breakpoint") {
+				return nil, "breakpoint", text
+			}
+		}
+		return hits, reason, text
+	}
+	for _, b := range s.bps.data {
+		if b.verified && changes(st.Changes, b.path) {
+			if try(&b.bp, "data breakpoint") {
+				return nil, "data breakpoint", text
+			}
+		}
+	}
+	for _, b := range s.bps.funcs {
+		if b.verified && b.matches(st.Proc, st.Event) {
+			if try(&b.bp, "function breakpoint") {
+				return nil, "function breakpoint", text
+			}
+		}
+	}
+	for _, b := range s.bps.bySite[st.Site] {
+		if try(&b.bp, "breakpoint") {
+			return nil, "breakpoint", text
+		}
+	}
+	return hits, reason, text
+}
+
+// changes reports whether a step's changes touch path or anything below it.
+func changes(cs []canon.Change, path string) bool {
+	for _, c := range cs {
+		if under(c.Path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+var braces = regexp.MustCompile(`\{[^{}]+\}`)
+
+// interpolate fills a log message's {expression} parts from the state at p.
+func (s *Session) interpolate(msg string, p position) string {
+	e, err := s.envAt(p.shown())
+	if err != nil {
+		return msg + " (" + err.Error() + ")"
+	}
+	return braces.ReplaceAllStringFunc(msg, func(m string) string {
+		v, err := s.progs.eval(strings.TrimSpace(m[1:len(m)-1]), e)
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return show(v)
+	})
+}

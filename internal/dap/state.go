@@ -1,0 +1,234 @@
+package dap
+
+import (
+	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/store"
+	"github.com/google/go-dap"
+	"slices"
+)
+
+// state is what a session shows: the trace, where in it the user is, and what the editor asked
+// for. Only the session goroutine touches it.
+type state struct {
+	client     dap.InitializeRequestArguments
+	launch     *launchConfig
+	db         *store.Store
+	tr         *trace    // nil until a trace is loaded
+	pos        position  // where the user is in tr
+	stopped    bool      // a stopped event was sent for pos
+	configured bool      // configurationDone arrived
+	pending    func()    // the first stop, waiting for configurationDone
+	check      *checkRun // a check in progress
+	build      *build    // the user's package built into a worker, when launched with a program
+	views      Views     // Config.Views, or the one Config.OpenViews made
+
+	handles handles    // variable references, valid until the next stop
+	cache   stateCache // states of recently shown steps
+	bps     breakpoints
+	progs   programs
+	gotos   []position // the last gotoTargets, by target id - 1
+	replay  replayer   // a worker re-running the trace, for heap graphs
+}
+
+func (st *state) init() {
+	st.cache = stateCache{}
+	st.progs = programs{}
+	st.bps.init()
+}
+
+// A position is a place in a trace: after step Step (0: the initial state), or inside step Step
+// at its Choose call number Choice (the state then is the one before the step).
+type position struct {
+	Step   int
+	Choice int // -1: after the step
+}
+
+func after(step int) position { return position{Step: step, Choice: -1} }
+
+func (p position) inside() bool { return p.Choice >= 0 }
+
+// shown is the step whose state the position shows.
+func (p position) shown() int {
+	if p.inside() {
+		return p.Step - 1
+	}
+	return p.Step
+}
+
+// less orders positions as the trace runs: inside a step before after it.
+func (p position) less(q position) bool {
+	if p.Step != q.Step {
+		return p.Step < q.Step
+	}
+	return uint(p.Choice) < uint(q.Choice) // -1 is after every Choose
+}
+
+// A trace is a loaded trace with indexes the requests need.
+type trace struct {
+	id        int64
+	t         *engine.Trace
+	procs     []string // the threads: components that act, in state order
+	envs      []string // the other components: the network, timers
+	thread    map[string]int
+	procSteps map[string][]int // the steps of each process, in order
+	sites     siteIndex
+}
+
+func newTrace(id int64, t *engine.Trace) *trace {
+	tr := &trace{id: id, t: t, thread: map[string]int{}, procSteps: map[string][]int{}}
+	acts := map[string]bool{}
+	for i, s := range t.Steps {
+		acts[s.Proc] = true
+		tr.procSteps[s.Proc] = append(tr.procSteps[s.Proc], i+1)
+	}
+	seen := map[string]bool{}
+	for _, l := range t.Init {
+		r := parsePath(l.Path)[0].name
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		if !slices.Contains(t.Env, r) && (t.Env != nil || acts[r]) {
+			tr.procs = append(tr.procs, r)
+		} else {
+			tr.envs = append(tr.envs, r)
+		}
+	}
+	for _, s := range t.Steps { // a process with no state of its own
+		if !seen[s.Proc] {
+			seen[s.Proc] = true
+			tr.procs = append(tr.procs, s.Proc)
+		}
+	}
+	for i, p := range tr.procs {
+		tr.thread[p] = i + 1
+	}
+	tr.sites = indexSites(t)
+	return tr
+}
+
+func (tr *trace) len() int { return len(tr.t.Steps) }
+
+// step returns step n (1-based).
+func (tr *trace) step(n int) *engine.Step { return &tr.t.Steps[n-1] }
+
+// end is the last position.
+func (tr *trace) end() position { return after(tr.len()) }
+
+// threadOf is the thread of the process that acts at a position (the first at the start).
+func (tr *trace) threadOf(p position) int {
+	if p.Step == 0 || len(tr.procs) == 0 {
+		return 1
+	}
+	if id, ok := tr.thread[tr.step(p.Step).Proc]; ok {
+		return id
+	}
+	return 1
+}
+
+// next returns the position after p, and false at the end of the trace.
+func (tr *trace) next(p position) (position, bool) {
+	switch {
+	case p.inside() && p.Choice+1 < len(tr.step(p.Step).Choices):
+		return position{p.Step, p.Choice + 1}, true
+	case p.inside():
+		return after(p.Step), true
+	case p.Step >= tr.len():
+		return p, false
+	case len(tr.step(p.Step+1).Choices) > 0:
+		return position{p.Step + 1, 0}, true
+	}
+	return after(p.Step + 1), true
+}
+
+// prev returns the position before p, and false at the start.
+func (tr *trace) prev(p position) (position, bool) {
+	switch {
+	case p.inside() && p.Choice > 0:
+		return position{p.Step, p.Choice - 1}, true
+	case p.inside():
+		return after(p.Step - 1), true
+	case p.Step == 0:
+		return p, false
+	case len(tr.step(p.Step).Choices) > 0:
+		return position{p.Step, len(tr.step(p.Step).Choices) - 1}, true
+	}
+	return after(p.Step - 1), true
+}
+
+// A shownState is the state after one step: its leaves, its tree, and (when an expression
+// needs it) its expression environment.
+type shownState struct {
+	leaves []canon.Leaf
+	tree   *node
+	env    *env
+}
+
+// stateCache keeps the states of the last few steps shown: the Variables pane, hovers and
+// watches all ask for the same step again and again.
+type stateCache map[int]*shownState
+
+const stateCacheSize = 16
+
+// stateAt returns the state after step n of the loaded trace.
+func (s *Session) stateAt(n int) (*shownState, error) {
+	if st, ok := s.cache[n]; ok {
+		return st, nil
+	}
+	leaves, err := s.leavesAt(n)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.cache) >= stateCacheSize {
+		for k := range s.cache {
+			if k != s.pos.shown() {
+				delete(s.cache, k)
+				break
+			}
+		}
+	}
+	st := &shownState{leaves: leaves, tree: buildTree(leaves)}
+	s.cache[n] = st
+	return st, nil
+}
+
+func (s *Session) leavesAt(n int) ([]canon.Leaf, error) {
+	if n == 0 {
+		return s.tr.t.Init, nil
+	}
+	return s.db.State(s.tr.id, n)
+}
+
+// envAt returns the expression environment of the state after step n.
+func (s *Session) envAt(n int) (*env, error) {
+	st, err := s.stateAt(n)
+	if err != nil {
+		return nil, err
+	}
+	if st.env == nil {
+		st.env = newEnv(st.tree)
+	}
+	return st.env, nil
+}
+
+// loadTrace makes a stored trace the one the session shows.
+func (s *Session) loadTrace(id int64) error {
+	t, _, err := s.db.Trace(id)
+	if err != nil {
+		return err
+	}
+	s.closeTrace()
+	s.tr = newTrace(id, t)
+	s.pos = after(0)
+	s.stopped = false
+	s.cache = stateCache{}
+	return nil
+}
+
+// closeTrace forgets the loaded trace.
+func (s *Session) closeTrace() {
+	s.tr = nil
+	s.cache = stateCache{}
+	s.handles.reset()
+}
