@@ -106,7 +106,7 @@ func Build(ctx context.Context, p *Package) (string, error) {
 		if strings.Contains(msg, "github.com/cmc-go/cmc/worker") && strings.Contains(msg, "not") {
 			return "", fmt.Errorf("%w: %s does not depend on github.com/cmc-go/cmc (run go get github.com/cmc-go/cmc)", ErrBuild, p.ImportPath)
 		}
-		return "", fmt.Errorf("%w: package %s does not build:\n%s", ErrBuild, p.ImportPath, msg)
+		return "", fmt.Errorf("%w: package %s does not build: %s (run go build %s for the full output)", ErrBuild, p.ImportPath, compileErrors(msg), p.ImportPath)
 	}
 	if err := os.Rename(tmp.Name(), bin); err != nil {
 		return "", fmt.Errorf("install worker binary: %w", err)
@@ -123,4 +123,15 @@ func firstLine(s string, err error) string {
 		return s[:i]
 	}
 	return s
+}
+
+// compileErrors shortens the go command's output to its first errors, on one line.
+func compileErrors(out string) string {
+	var errs []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && len(errs) < 3 {
+			errs = append(errs, l)
+		}
+	}
+	return strings.Join(errs, "; ")
 }

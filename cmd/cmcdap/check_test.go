@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc/worker"
+)
+
+// runCheckArgs runs the check command as main would, with its output captured.
+func runCheckArgs(t *testing.T, model string, set map[string]string, opts worker.CheckOptions, jsonOut bool, pkg string) (int, string, string) {
+	t.Helper()
+	f := checkFlags{model: model, params: settings{}, opts: opts, jsonOut: jsonOut, quiet: true,
+		db: filepath.Join(t.TempDir(), "traces.db")}
+	for k, v := range set {
+		f.params[k] = v
+	}
+	if f.opts.Search == "" {
+		f.opts.Search = "bfs"
+	}
+	var out, errb bytes.Buffer
+	code, err := check(context.Background(), &f, pkg, &out, &errb)
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestCheckBadInput: each mistake is one line that says what to do, exit 2.
+func TestCheckBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds worker binaries")
+	}
+	for _, c := range []struct {
+		name, model, pkg string
+		set              map[string]string
+		want             string
+	}{
+		{"no processes", "Empty", "./testdata/noprocs", nil, "model Empty has no processes: add one with m.Process(name, &state)"},
+		{"unknown model", "Nope", "./testdata/noprocs", nil, `unknown model "Nope"; this package has: Counter, Empty`},
+		{"malformed set", "Counter", "./testdata/noprocs", map[string]string{"n": "two"}, `parameter n="two": want an integer, e.g. -set n=2`},
+		{"unknown parameter", "Counter", "./testdata/noprocs", map[string]string{"m": "1"}, "model Counter has no parameter m; it takes: n (default 2)"},
+		{"several models", "", "./testdata/noprocs", nil, "has several models (Counter, Empty): choose one with -model"},
+		{"no model", "", "./testdata/nomodel", nil, "defines no model: call cmc.Register(name, build) in an init function"},
+		{"does not build", "", "./testdata/broken", nil, "does not build"},
+		{"no such package", "", "./testdata/missing", nil, "cannot find package ./testdata/missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCheckArgs(t, c.model, c.set, worker.CheckOptions{}, false, c.pkg)
+			if code != 2 || !strings.Contains(errs, c.want) || out != "" {
+				t.Fatalf("exit %d, stdout %q, error %q; want exit 2 and an error containing %q", code, out, errs, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckJSON checks the -json object and the exit codes for a clean and a violating model.
+func TestCheckJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds worker binaries")
+	}
+	code, out, errs := runCheckArgs(t, "TwoPhase", map[string]string{"RM": "3"}, worker.CheckOptions{}, true, "../../examples/twophase")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		States, Transitions int64
+		Depth               int
+		ElapsedS            float64 `json:"elapsed_s"`
+		Complete            bool
+		Violations          []struct {
+			Kind, Message string
+			Length        int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.States != 288 || res.Transitions != 761 || res.Depth != 10 || !res.Complete || len(res.Violations) != 0 || res.ElapsedS <= 0 {
+		t.Fatalf("TwoPhase RM=3: %+v", res)
+	}
+
+	code, out, _ = runCheckArgs(t, "Panic", nil, worker.CheckOptions{}, true, "../../internal/coord/testdata/badmodels")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(res.Violations) != 1 || res.Violations[0].Kind != "panic" || res.Violations[0].Message != "boom" || res.Violations[0].Length != 3 {
+		t.Fatalf("Panic: %+v", res.Violations)
+	}
+}
+
+// TestCheckReadable checks the human output names the violation, prints the trace and where it
+// was stored, and that a random walk can be kept as a trace.
+func TestCheckReadable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds worker binaries")
+	}
+	code, out, errs := runCheckArgs(t, "Panic", nil, worker.CheckOptions{}, false, "../../internal/coord/testdata/badmodels")
+	for _, want := range []string{"violation: panic: boom", "1  p  inc", "3  p  bad", "stored as trace 1 in"} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Fatalf("exit %d, output lacks %q:\n%s%s", code, want, out, errs)
+		}
+	}
+	code, out, errs = runCheckArgs(t, "Counter", map[string]string{"n": "5"}, worker.CheckOptions{Search: "random", Steps: 100, Keep: true, Seed: 1}, false, "./testdata/noprocs")
+	if code != 0 || !strings.Contains(out, "random walk of 5 steps stored as trace 1") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+}
