@@ -36,9 +36,9 @@ func Resolve(ctx context.Context, dir, pattern string) (*Package, error) {
 	}
 	var p struct {
 		Dir, ImportPath, Name string
-		GoFiles           []string
-		Module            *struct{ Dir string }
-		Error             *struct{ Err string }
+		GoFiles               []string
+		Module                *struct{ Dir string }
+		Error                 *struct{ Err string }
 	}
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		return nil, fmt.Errorf("go list %s: %w", pattern, err)
