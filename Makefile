@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are in README.md: `make check-aodv` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-node test-views test-dap-client check-aodv vsix bench fmt vet
+.PHONY: test test-go test-node test-views test-dap-client test-vscode check-aodv vsix bench fmt vet
 
 # Every test: Go (unit, golden transcripts, end-to-end DAP), then the Node/browser tests.
 test: vet test-go test-node
@@ -15,11 +15,21 @@ test-go:
 
 # The views bundle must be rebuilt reproducibly from its sources (dist/ is committed so that
 # `go build` needs no npm), then the views are tested in headless Chromium.
-test-node: test-views test-dap-client
+test-node: test-views test-dap-client test-vscode
 
 # VS Code's own debug-adapter test client drives the built cmcdap through the whole story.
 test-dap-client:
 	cd test/dap && npm ci --no-audit --no-fund && node --test
+
+# The extension's unit tests, then the packaged .vsix in a real VS Code (code-server), driven by
+# Playwright: F5 on a model, stop on the violation, step back, inline Choose values, the views.
+test-vscode:
+	cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test
+	test/vscode/run.sh
+
+# The VS Code extension with cmcdap for linux-x64 inside, packaged offline.
+vsix:
+	vscode-extension/scripts/package.sh
 
 test-views:
 	cd webview && npm ci --no-audit --no-fund && npm run check && npm run build

@@ -1,0 +1,376 @@
+// End-to-end test of the cmc extension in a real VS Code: code-server (VS Code 1.100 served to a
+// browser) with the packaged cmc.vsix installed, driven by Playwright through the system
+// Chromium. It opens the fixture workspace, starts a cmc launch configuration, waits for the stop
+// on the violation, checks the Call Stack, Variables, Step Back, the inline Choose values, the
+// hover, the CMC trees and the views panel, and leaves screenshots in test/vscode/out/.
+//
+// Run it with test/vscode/run.sh (it builds the .vsix and installs code-server first).
+// Environment: CODE_SERVER (the code-server launcher), CMC_VSIX (the package to test),
+// CHROMIUM (default: chromium on PATH), CMC_CMCDAP (sets cmc.cmcdapPath; default: the cmcdap
+// bundled in the .vsix), CMC_E2E_CONFIG (launch configuration name in fixture/.vscode/launch.json;
+// default "Check Lossy").
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const out = path.join(here, 'out');
+const fixture = path.join(here, 'fixture');
+const cs = path.join(out, 'cs');
+const codeServer = process.env.CODE_SERVER || execFileSync(path.join(here, 'install-code-server.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+const vsix = process.env.CMC_VSIX || path.join(repo, 'vscode-extension', 'cmc.vsix');
+const chromiumPath = process.env.CHROMIUM || execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+
+// Lossy finds its violation in four steps in well under a second; AODVSpecBug explores millions
+// of states (minutes), so it runs only when asked for.
+const configName = process.env.CMC_E2E_CONFIG || 'Check Lossy';
+
+const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+let server;
+let serverLog = '';
+let browser;
+let page;
+const shots = [];
+
+async function shot(name) {
+  const file = path.join(out, `${String(shots.length + 1).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  shots.push(file);
+  log('screenshot', path.relative(repo, file));
+}
+
+/** Runs a command from the palette by its label and waits for the palette to close. */
+async function command(label) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input[type="text"]').first();
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 10000 });
+  await input.press('Enter');
+}
+
+/** Starts a launch configuration by name through quick access ("debug NAME"). */
+async function startDebugging(name) {
+  // The list is empty until the extension host has registered the cmc debugger: retry.
+  for (let i = 0; ; i++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input[type="text"]').first();
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`debug ${name}`);
+    try {
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 3000 });
+      await input.press('Enter');
+      return;
+    } catch (e) {
+      await page.keyboard.press('Escape');
+      if (i === 10) throw e;
+      await page.waitForTimeout(2000);
+    }
+  }
+}
+
+const callStack = () => page.locator('.debug-call-stack');
+const frames = () => callStack().locator('.monaco-list-row', { hasText: /#\d+ / });
+
+/** The step number of the focused (selected) frame in the Call Stack, or of the first one. */
+async function topStep() {
+  const texts = await frames().allInnerTexts();
+  const m = texts.map((t) => /#(\d+) /.exec(t)).filter(Boolean);
+  return m.length ? Number(m[0][1]) : undefined;
+}
+
+/** What the views panel's page shows, read from its (nested) webview frame. */
+async function viewsPage() {
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    const info = await f.evaluate(() => ({
+      origin: location.origin,
+      text: document.body?.innerText ?? '',
+      meta: document.querySelector('meta[name="cmc-views"]')?.getAttribute('data-ws') ?? null,
+      config: document.getElementById('cmc-config')?.textContent ?? null,
+      state: window.__cmcState ?? null,
+      csp: window.__cmcCspViolations ?? null,
+    })).catch(() => undefined);
+    if (info && info.config !== null) return info;
+  }
+  return undefined;
+}
+
+/** Runs an item of a row's context menu. A click right after the menu opens may be ignored: retry. */
+async function contextMenu(row, label) {
+  for (let i = 0; ; i++) {
+    await row.click({ button: 'right' });
+    const item = page.locator('.context-view .action-label', { hasText: label }).first();
+    await item.waitFor({ state: 'visible' });
+    await page.waitForTimeout(400);
+    await item.hover();
+    await item.click();
+    try {
+      await item.waitFor({ state: 'hidden', timeout: 2000 });
+      return;
+    } catch (e) {
+      await page.keyboard.press('Escape');
+      if (i === 3) throw e;
+    }
+  }
+}
+
+/** Waits for the debugger to stop on a trace; a launch error (a dialog) fails at once with its text. */
+async function stopOrError() {
+  const dialog = page.locator('.monaco-dialog-box');
+  const stopped = frames().first();
+  await Promise.race([stopped.waitFor({ state: 'visible', timeout: 180000 }), dialog.waitFor({ state: 'visible', timeout: 180000 })]);
+  if (await dialog.isVisible()) throw new Error(`launch failed: ${(await dialog.innerText()).replace(/\s+/g, ' ')}`);
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(vsix), `no ${vsix}: build it with vscode-extension/scripts/package.sh`);
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.rmSync(path.join(fixture, '.cmc'), { recursive: true, force: true });
+  for (const d of ['config', 'data', 'ud/User', 'ud/Machine', 'ext']) fs.mkdirSync(path.join(cs, d), { recursive: true });
+  // cmc.cmcdapPath is a machine setting: code-server (a remote to VS Code) reads it from Machine/.
+  if (process.env.CMC_CMCDAP) fs.writeFileSync(path.join(cs, 'ud', 'Machine', 'settings.json'), JSON.stringify({ 'cmc.cmcdapPath': process.env.CMC_CMCDAP }));
+  fs.writeFileSync(path.join(cs, 'ud', 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'telemetry.telemetryLevel': 'off',
+    'security.workspace.trust.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'git.enabled': false,
+    'debug.openDebug': 'openOnSessionStart',
+    'debug.inlineValues': 'on',
+    'window.commandCenter': false,
+    'chat.commandCenter.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  }, null, 2));
+  const env = { ...process.env, XDG_CONFIG_HOME: path.join(cs, 'config'), XDG_DATA_HOME: path.join(cs, 'data') };
+  // cmcdap builds the checked package: the Go toolchain must be on the extension host's PATH.
+  const goBin = path.dirname(execFileSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).trim());
+  env.PATH = `${goBin}:${env.PATH}`;
+  const common = ['--user-data-dir', path.join(cs, 'ud'), '--extensions-dir', path.join(cs, 'ext')];
+  log('installing', path.relative(repo, vsix));
+  execFileSync(codeServer, ['--install-extension', vsix, ...common], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+
+  const port = await freePort();
+  server = spawn(codeServer, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', ...common, '--disable-telemetry',
+    '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', fixture], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout.on('data', (b) => (serverLog += b));
+  server.stderr.on('data', (b) => (serverLog += b));
+  for (let i = 0; i < 100 && !serverLog.includes('HTTP server listening'); i++) await new Promise((r) => setTimeout(r, 200));
+  log('code-server on port', port);
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.setDefaultTimeout(30000);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixture)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+  await page.locator('.part.statusbar').waitFor({ state: 'visible' });
+  await page.waitForTimeout(3000); // let the extension host start
+});
+
+after(async () => {
+  fs.writeFileSync(path.join(out, 'code-server.log'), serverLog);
+  const hostLogs = [];
+  const walk = (d) => fs.existsSync(d) && fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /exthost|CMC/.test(e.name) && hostLogs.push(path.join(d, e.name))));
+  walk(path.join(cs, 'ud', 'logs'));
+  for (const f of hostLogs) fs.copyFileSync(f, path.join(out, `${path.basename(path.dirname(f))}-${path.basename(f)}`));
+  await browser?.close();
+  server?.kill();
+});
+
+test(`${configName}: stop on the violation, step back, Choose values, trees and views`, { timeout: 300000 }, async () => {
+  try {
+    await scenario();
+  } catch (e) {
+    await shot('failure').catch(() => {});
+    throw e;
+  }
+});
+
+async function scenario() {
+  log('starting', configName);
+  await startDebugging(configName);
+
+  // The check builds the package, explores, and stops on the violation.
+  await stopOrError();
+  await page.waitForTimeout(1500);
+  const stopStep = await topStep();
+  log('stopped; top frame step', stopStep, '| frames:', (await frames().allInnerTexts()).map((t) => t.split('\n')[0]).join(' / '));
+  assert.ok(stopStep >= 1, 'the Call Stack shows the trace\'s steps');
+  log('stop reason:', (await page.locator('.zone-widget .exception-widget').allInnerTexts()).join(' | ').replace(/\n/g, ' '));
+
+  const vars = page.locator('.debug-variables');
+  await vars.locator('.monaco-list-row').first().waitFor({ state: 'visible' });
+  const varText = (await vars.locator('.monaco-list-row').allInnerTexts()).join('\n');
+  log('variables:', varText.replace(/\n/g, ' | ').slice(0, 400));
+  assert.match(varText, /State/, 'the Variables pane shows the State scope');
+
+  // The editor shows the Choose values of the step at their lines.
+  const editor = page.locator('.editor-group-container .monaco-editor', { has: page.locator('.view-lines') });
+  const inline = page.locator('.view-line', { hasText: 'Choose →' });
+  let sawInline = false;
+  try {
+    await inline.first().waitFor({ state: 'visible', timeout: 15000 });
+    sawInline = true;
+    log('inline values at the stop:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
+  } catch {
+    log('no inline Choose value at the stop (the step may have no Choose call)');
+  }
+  await page.waitForTimeout(1000); // the views panel opens beside the editor
+  await shot('stopped-on-violation');
+
+  // Step back: the top frame moves one step earlier.
+  await page.locator('.debug-toolbar [aria-label^="Step Back"]').click();
+  await page.waitForFunction((s) => {
+    const rows = [...document.querySelectorAll('.debug-call-stack .monaco-list-row')].map((r) => /#(\d+) /.exec(r.textContent ?? '')).filter(Boolean);
+    return rows.length > 0 && Number(rows[0][1]) === s - 1;
+  }, stopStep, { timeout: 20000 });
+  log('after Step Back: top frame step', await topStep());
+  await page.waitForTimeout(1500);
+  if (!sawInline) {
+    try {
+      await inline.first().waitFor({ state: 'visible', timeout: 10000 });
+      sawInline = true;
+    } catch {
+      // reported below
+    }
+  }
+  log('inline values after Step Back:', sawInline ? (await inline.allInnerTexts()).map((t) => t.trim()).join(' / ') : '(none)');
+  await shot('step-back-inline-choose');
+  assert.ok(sawInline, 'an inline "Choose → v of n" value is shown in the editor');
+
+  // Hovering a Choose line lists the values the site took along the trace.
+  await inline.first().locator('span').first().hover();
+  const hover = page.locator('.monaco-hover', { hasText: 'cmc.Choose' });
+  await hover.first().waitFor({ state: 'visible', timeout: 10000 });
+  await page.waitForTimeout(700); // the hover fades in
+  const hoverText = (await hover.first().innerText()).replace(/\s+/g, ' ');
+  log('hover:', hoverText.slice(0, 300));
+  assert.match(hoverText, /← this step/);
+  await shot('hover-choose-history');
+  await page.mouse.move(5, 500);
+  await page.keyboard.press('Escape');
+
+  // A Choose call in another file of the step (channel.go) shows its value there too, as a
+  // decoration: VS Code asks for inline values only in the stopped frame's file.
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
+  await quickOpen.waitFor({ state: 'visible' });
+  await quickOpen.fill('channel.go');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'channel.go' }).first().waitFor({ state: 'visible' });
+  await quickOpen.press('Enter');
+  let decorations = [];
+  for (let i = 0; i < 20 && decorations.length === 0; i++) {
+    await page.waitForTimeout(250);
+    decorations = await page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span')]
+      .map((e) => getComputedStyle(e, '::after').content)
+      .filter((c) => c.includes('Choose')));
+  }
+  log('decorations in channel.go:', decorations.join(' / ') || '(none)');
+  await shot('choose-in-other-file');
+  assert.ok(decorations.some((d) => /Choose → \d+ of \d+/.test(d)), 'the Choose in channel.go shows its value');
+
+  // The views panel (opened beside the editor on the first stop, cmc.views.openOnStop).
+  const tab = page.locator('.tab', { hasText: 'CMC Views' });
+  if (!(await tab.count())) await command('CMC: Open Views');
+  await tab.first().waitFor({ state: 'visible', timeout: 15000 });
+  await tab.first().click();
+  let views = await viewsPage();
+  for (let i = 0; i < 30 && views?.meta && views.state?.status !== 'connected'; i++) {
+    await page.waitForTimeout(500);
+    views = await viewsPage();
+  }
+  await page.waitForTimeout(1500); // let it draw
+  views = await viewsPage();
+  log('views panel:', JSON.stringify({ ...views, config: undefined, text: views?.text.replace(/\s+/g, ' ').slice(0, 200) }));
+  await shot('views-panel');
+  assert.ok(views, 'the CMC Views webview holds the panel page');
+  assert.deepEqual(views.csp ?? [], [], 'no Content Security Policy violations');
+  const viewsServer = views.meta !== null;
+  if (viewsServer) {
+    assert.equal(views.state?.status, 'connected', 'the views reach cmcdap\'s views server');
+    assert.equal(views.state?.step, stopStep - 1, 'the views show the debugger\'s step');
+  } else {
+    log('WARNING: this cmcdap announces no views server (no cmc/views event): the panel says so');
+    assert.match(views.text, /no views server/);
+  }
+
+  // Bookmark step 2 from the Call Stack's context menu; it shows in the Bookmarks view.
+  await page.locator('.debug-toolbar [aria-label^="Step Back"]').click(); // a step with no inline values
+  await page.waitForTimeout(1000);
+  if (viewsServer) {
+    let step;
+    for (let i = 0; i < 20 && step !== stopStep - 2; i++) {
+      await page.waitForTimeout(250);
+      step = (await viewsPage())?.state?.step;
+    }
+    log('views follow Step Back to step', step);
+    assert.equal(step, stopStep - 2, 'the views follow the debugger');
+  }
+  const frame2 = frames().filter({ hasText: '#2 ' }).first();
+  await contextMenu(frame2, 'Bookmark This Step');
+  const input = page.locator('.quick-input-widget input[type="text"]').first();
+  await input.waitFor({ state: 'visible' });
+  await input.fill('before-reorder');
+  await input.press('Enter');
+  await page.waitForTimeout(300);
+  await input.fill('both packets in flight');
+  await input.press('Enter');
+  await page.locator('.activitybar [aria-label^="CMC"]').first().click();
+  const container = page.locator('[id="workbench.view.extension.cmc"]');
+  const bookmarkRow = container.locator('.monaco-list-row', { hasText: 'before-reorder' });
+  await bookmarkRow.first().waitFor({ state: 'visible', timeout: 15000 });
+  const traceRow = container.locator('.monaco-list-row', { hasText: /#1 / });
+  await traceRow.first().waitFor({ state: 'visible', timeout: 15000 });
+  log('CMC views:', (await container.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\n/g, ' ')).join(' / '));
+  assert.match(await bookmarkRow.first().innerText(), /trace #1 step 2/);
+  await shot('cmc-traces-and-bookmarks');
+
+  // Stop, then re-check from the bookmark: a new check starts in that state and stops again.
+  await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click();
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 });
+  await page.waitForTimeout(1500); // the trees refresh when a session ends
+  await bookmarkRow.first().hover();
+  await bookmarkRow.first().locator('.actions [aria-label^="Re-check from This Bookmark"]').click(); // the row's inline action
+  const picker = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'before-reorder' });
+  await Promise.race([page.locator('.debug-toolbar').waitFor({ state: 'visible', timeout: 30000 }), picker.first().waitFor({ state: 'visible', timeout: 30000 })]);
+  if (await picker.first().isVisible()) {
+    log('the row was re-rendered under the click: pick the bookmark');
+    await page.keyboard.press('Enter');
+  }
+  await page.locator('.debug-toolbar').waitFor({ state: 'visible', timeout: 30000 });
+  if (!(await callStack().isVisible())) await page.keyboard.press('Control+Shift+D'); // shows, never hides
+  await stopOrError();
+  await page.waitForTimeout(1500);
+  log('re-check from bookmark stopped:', (await frames().allInnerTexts()).map((t) => t.split('\n')[0]).join(' / '));
+  log('debug console:', (await page.locator('.repl .monaco-list-row').allInnerTexts()).join(' ').replace(/\s+/g, ' ').slice(0, 400));
+  await shot('recheck-from-bookmark');
+
+  await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
+}

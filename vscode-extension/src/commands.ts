@@ -1,0 +1,183 @@
+// The CMC commands: open a trace, bookmarks (add, rename, delete, re-check from one), go to a
+// step, the views. Bookmark edits need a running cmc session: cmcdap does them over DAP.
+
+import * as vscode from 'vscode';
+import { valueText } from './choices';
+import { checkThisPackage, openTraceConfig, recheckConfig } from './config';
+import { dbFor, folderFor } from './debug';
+import { CmcSession, CmcSessions } from './sessions';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, stepOfFrame } from './trees';
+import { BookmarkTree, TraceTree } from './treeViews';
+import { ViewsPanel } from './panel';
+
+/** The argument VS Code passes to debug/callstack/context commands. */
+interface CallStackContext {
+  sessionId?: string;
+  frameId?: number;
+  frameName?: string;
+}
+
+export interface CommandDeps {
+  sessions: CmcSessions;
+  traces: TraceTree;
+  bookmarks: BookmarkTree;
+  panel: ViewsPanel;
+  lastProgram(): string | undefined;
+}
+
+export function registerCommands(d: CommandDeps): vscode.Disposable[] {
+  const reg = vscode.commands.registerCommand;
+  return [
+    reg('cmc.checkPackage', () => {
+      const folder = folderFor();
+      const doc = vscode.window.activeTextEditor?.document;
+      const file = doc?.languageId === 'go' ? doc.uri.fsPath : undefined;
+      return vscode.debug.startDebugging(folder, checkThisPackage({ activeFile: file, folder: folder?.uri.fsPath }) as vscode.DebugConfiguration);
+    }),
+    reg('cmc.openTrace', async (arg?: TraceRecord | number) => {
+      let id = typeof arg === 'number' ? arg : arg?.id;
+      if (id === undefined) {
+        const s = await vscode.window.showInputBox({ prompt: 'Id of the stored trace to open', validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A trace id is a whole number, 1 or more') });
+        if (!s) return;
+        id = Number(s.trim());
+      }
+      const folder = folderFor();
+      return vscode.debug.startDebugging(folder, openTraceConfig(id, dbFor(folder), programOf(d)) as vscode.DebugConfiguration);
+    }),
+    reg('cmc.refresh', () => {
+      d.traces.refresh();
+      d.bookmarks.refresh();
+    }),
+    reg('cmc.addBookmark', () => addBookmark(d, needSession(d))),
+    reg('cmc.bookmarkFrame', (ctx?: CallStackContext) => addBookmark(d, needSession(d), frameStep(d, ctx))),
+    reg('cmc.gotoStep', async () => {
+      const c = needSession(d);
+      if (!c) return;
+      const s = await vscode.window.showInputBox({ prompt: 'Go to step', value: String(c.focusedStep() ?? ''), validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A step is a whole number, 0 or more') });
+      if (s !== undefined) await request(c, 'cmc/gotoStep', { step: Number(s.trim()) });
+    }),
+    reg('cmc.gotoFrameStep', async (ctx?: CallStackContext) => {
+      const c = needSession(d);
+      const step = frameStep(d, ctx);
+      if (c && step !== undefined) await request(c, 'cmc/gotoStep', { step });
+    }),
+    reg('cmc.renameBookmark', async (b?: BookmarkRecord) => {
+      const c = needSession(d, 'rename a bookmark');
+      b ??= await pickBookmark(d);
+      if (!c || !b) return;
+      const taken = d.bookmarks.items.map((x) => x.name).filter((n) => n !== b!.name);
+      const newName = await vscode.window.showInputBox({ prompt: `Rename bookmark "${b.name}"`, value: b.name, validateInput: (v) => checkBookmarkName(v, taken) });
+      if (newName === undefined || newName.trim() === b.name) return;
+      if (await request(c, 'cmc/renameBookmark', { name: b.name, newName: newName.trim() })) d.bookmarks.refresh();
+    }),
+    reg('cmc.removeBookmark', async (b?: BookmarkRecord) => {
+      const c = needSession(d, 'delete a bookmark');
+      b ??= await pickBookmark(d);
+      if (!c || !b) return;
+      const ok = await vscode.window.showWarningMessage(`Delete bookmark "${b.name}"?`, { modal: true }, 'Delete');
+      if (ok === 'Delete' && (await request(c, 'cmc/removeBookmark', { name: b.name }))) d.bookmarks.refresh();
+    }),
+    reg('cmc.recheckFromBookmark', async (b?: BookmarkRecord) => {
+      b ??= await pickBookmark(d);
+      if (!b) return;
+      const program = programOf(d);
+      if (!program) {
+        void vscode.window.showErrorMessage('cmc: which package should be re-checked? Check it once (F5), or add a "Re-check from bookmark" configuration with its "program" to launch.json');
+        return;
+      }
+      const folder = folderFor();
+      return vscode.debug.startDebugging(folder, recheckConfig(b.name, program, dbFor(folder)) as vscode.DebugConfiguration);
+    }),
+    reg('cmc.openViews', () => d.panel.open()),
+    reg('cmc.openViewsInBrowser', () => {
+      const url = d.sessions.any()?.views?.url;
+      if (!url) return vscode.window.showInformationMessage('cmc: the views are served while a cmc debug session runs');
+      return vscode.env.openExternal(vscode.Uri.parse(url));
+    }),
+    reg('cmc.showChoices', async () => {
+      const c = needSession(d);
+      if (!c) return;
+      const items = (await c.choices()).map((ch) => ({ label: `#${ch.step}  Choose → ${valueText(ch)}`, description: ch.site, choice: ch }));
+      if (items.length === 0) {
+        void vscode.window.showInformationMessage('cmc: no Choose call ran up to this step');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(items.reverse(), { placeHolder: 'Choose calls along the trace (newest first): pick one to go to its step' });
+      if (pick) await request(c, 'cmc/gotoStep', { step: pick.choice.step });
+    }),
+  ];
+}
+
+/** The package of the running cmc session, else of the last check launched here. */
+function programOf(d: CommandDeps): string | undefined {
+  const p = d.sessions.active()?.session.configuration.program;
+  return typeof p === 'string' && p !== '' ? p : d.lastProgram();
+}
+
+function needSession(d: CommandDeps, what = 'do that'): CmcSession | undefined {
+  const c = d.sessions.active() ?? d.sessions.any();
+  if (!c) void vscode.window.showErrorMessage(`cmc: start a cmc debug session to ${what} (bookmarks are kept by cmcdap)`);
+  return c;
+}
+
+async function request(c: CmcSession, command: string, args: object): Promise<boolean> {
+  try {
+    await c.session.customRequest(command, args);
+    return true;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+    return false;
+  }
+}
+
+/** The step of the frame a Call Stack context command was run on. */
+function frameStep(d: CommandDeps, ctx?: CallStackContext): number | undefined {
+  const c = d.sessions.active();
+  if (!c) return undefined;
+  if (ctx?.frameId !== undefined) {
+    const f = c.frames.get(ctx.frameId);
+    if (f) return f.step;
+  }
+  return stepOfFrame({ name: ctx?.frameName }) ?? c.focusedStep();
+}
+
+async function addBookmark(d: CommandDeps, c: CmcSession | undefined, step?: number): Promise<void> {
+  if (!c) return;
+  if (!c.stopped) {
+    void vscode.window.showErrorMessage('cmc: a bookmark marks the step the debugger is stopped at: wait for it to stop');
+    return;
+  }
+  const at = step ?? c.focusedStep();
+  const taken = d.bookmarks.items.map((b) => b.name);
+  const name = await vscode.window.showInputBox({
+    title: at !== undefined ? `Bookmark step ${at}` : 'Bookmark this step',
+    prompt: 'Name of the bookmark (re-check from it later, e.g. after fixing the bug)',
+    validateInput: (v) => checkBookmarkName(v, taken),
+  });
+  if (name === undefined) return;
+  const note = await vscode.window.showInputBox({ title: `Bookmark "${name.trim()}"`, prompt: 'A note (optional)' });
+  if (note === undefined) return;
+  if (at !== undefined && at !== c.topStep) {
+    // cmc/addBookmark marks the current step: go to the frame's step first.
+    if (!(await request(c, 'cmc/gotoStep', { step: at }))) return;
+  }
+  if (await request(c, 'cmc/addBookmark', { name: name.trim(), note })) {
+    d.bookmarks.refresh();
+    void vscode.window.setStatusBarMessage(`cmc: bookmarked step ${at ?? ''} as "${name.trim()}"`, 4000);
+  }
+}
+
+async function pickBookmark(d: CommandDeps): Promise<BookmarkRecord | undefined> {
+  let items: BookmarkRecord[];
+  try {
+    items = await d.bookmarks.getChildren();
+  } catch {
+    items = [];
+  }
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('cmc: no bookmarks yet');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(items.map((b) => ({ label: b.name, description: `trace #${b.trace} step ${b.step}`, detail: b.note, b })));
+  return pick?.b;
+}

@@ -1,0 +1,174 @@
+// Launch configurations of debug type cmc: the defaults that make F5 work without a launch.json,
+// and the checks that turn a mistyped attribute into a message instead of a confusing failure in
+// cmcdap. No vscode import here, so the rules are unit tested with node --test.
+
+/** The launch attributes cmcdap understands (see package.json for their schema). */
+export interface LaunchConfig {
+  type?: string;
+  request?: string;
+  name?: string;
+  program?: string;
+  model?: string;
+  params?: Record<string, string | number | boolean>;
+  search?: 'bfs' | 'dfs' | 'random';
+  maxDepth?: number;
+  maxStates?: number;
+  steps?: number;
+  seed?: number;
+  deadline?: number;
+  db?: string;
+  cwd?: string;
+  stopOnEntry?: boolean;
+  trace?: number;
+  bookmark?: string;
+  [key: string]: unknown;
+}
+
+/** What the editor knows when a launch is resolved. */
+export interface LaunchContext {
+  /** Absolute path of the active editor's file, if any. */
+  activeFile?: string;
+  /** Absolute path of the workspace folder the launch belongs to, if any. */
+  folder?: string;
+  /** The trace database to use when the configuration names none (see defaultDb). */
+  db?: string;
+}
+
+export const searches = ['bfs', 'dfs', 'random'] as const;
+
+const integerAttrs = ['maxDepth', 'maxStates', 'steps', 'seed', 'trace'] as const;
+
+/** The directory of a Go file, or undefined for any other file. */
+export function goPackageDir(file: string | undefined): string | undefined {
+  if (!file || !file.endsWith('.go')) return undefined;
+  const i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return i > 0 ? file.slice(0, i) : undefined;
+}
+
+/** The configuration offered as "Check this package": the package of the active Go file. */
+export function checkThisPackage(ctx: LaunchContext): LaunchConfig {
+  return {
+    type: 'cmc',
+    request: 'launch',
+    name: 'Check this package',
+    program: goPackageDir(ctx.activeFile) ?? ctx.folder ?? '${workspaceFolder}',
+    search: 'bfs',
+  };
+}
+
+export type Resolved = { config: LaunchConfig } | { error: string };
+
+/**
+ * resolveLaunch fills in what a launch needs and checks the rest. An empty configuration (F5
+ * with no launch.json) becomes "Check this package"; a configuration without a program checks
+ * the active Go file's package, unless it opens a stored trace. Errors say how to fix them.
+ */
+export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved {
+  if (!input.type && !input.request && !input.name) {
+    input = checkThisPackage(ctx);
+  }
+  const config: LaunchConfig = { ...input, type: input.type ?? 'cmc', request: input.request ?? 'launch' };
+  config.name ??= 'Check this package';
+  if (config.request !== 'launch') {
+    return { error: `cmc: request "${config.request}" is not supported: use "launch"` };
+  }
+  if (config.program === undefined && config.trace === undefined) {
+    config.program = goPackageDir(ctx.activeFile) ?? ctx.folder;
+    if (config.program === undefined) {
+      return { error: 'cmc: no package to check: open a Go file of the package, or set "program" in launch.json' };
+    }
+  }
+  for (const k of ['program', 'model', 'db', 'bookmark', 'cwd'] as const) {
+    if (config[k] !== undefined && typeof config[k] !== 'string') {
+      return { error: `cmc: "${k}" must be a string` };
+    }
+  }
+  if (config.model === '') delete config.model;
+  if (config.search !== undefined && !(searches as readonly string[]).includes(config.search)) {
+    return { error: `cmc: "search" is "${String(config.search)}": use one of ${searches.join(', ')}` };
+  }
+  for (const k of integerAttrs) {
+    const v = config[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+      return { error: `cmc: "${k}" must be a whole number, 0 or more (got ${JSON.stringify(v)})` };
+    }
+  }
+  if (config.trace !== undefined && config.trace < 1) {
+    return { error: 'cmc: "trace" is a stored trace id, 1 or more: see the CMC Traces view or `cmcdap traces`' };
+  }
+  if (config.trace !== undefined && config.bookmark !== undefined) {
+    return { error: 'cmc: give "trace" (open a stored trace) or "bookmark" (re-check from a bookmark), not both' };
+  }
+  if (config.deadline !== undefined && (typeof config.deadline !== 'number' || !(config.deadline > 0))) {
+    return { error: `cmc: "deadline" is seconds a transition may run: a number above 0 (got ${JSON.stringify(config.deadline)})` };
+  }
+  if (config.stopOnEntry !== undefined && typeof config.stopOnEntry !== 'boolean') {
+    return { error: 'cmc: "stopOnEntry" must be true or false' };
+  }
+  if (config.params !== undefined) {
+    if (typeof config.params !== 'object' || config.params === null || Array.isArray(config.params)) {
+      return { error: 'cmc: "params" must be an object of parameter names to values, e.g. {"nodes": 3}' };
+    }
+    for (const [k, v] of Object.entries(config.params)) {
+      if (!['string', 'number', 'boolean'].includes(typeof v)) {
+        return { error: `cmc: parameter "${k}" must be a string, number or boolean` };
+      }
+    }
+  }
+  if (config.db === undefined && ctx.db) config.db = ctx.db;
+  if (ctx.folder) {
+    for (const k of ['program', 'db', 'cwd'] as const) {
+      const v = config[k];
+      if (typeof v === 'string' && v !== '' && !isAbsolute(v) && !v.startsWith('${')) {
+        config[k] = joinPath(ctx.folder, v);
+      }
+    }
+  }
+  return { config };
+}
+
+/**
+ * A launch that opens a stored trace. program is optional: with it, cmcdap can re-run the trace
+ * for heap graphs.
+ */
+export function openTraceConfig(id: number, db?: string, program?: string): LaunchConfig {
+  const c: LaunchConfig = { type: 'cmc', request: 'launch', name: `Trace #${id}`, trace: id };
+  if (program) c.program = program;
+  if (db) c.db = db;
+  return c;
+}
+
+/** A launch that re-checks from a bookmark; program is the package the bookmark's check built. */
+export function recheckConfig(bookmark: string, program: string | undefined, db?: string): LaunchConfig {
+  const c: LaunchConfig = { type: 'cmc', request: 'launch', name: `Re-check from ${bookmark}`, bookmark };
+  if (program) c.program = program;
+  if (db) c.db = db;
+  return c;
+}
+
+export function isAbsolute(p: string): boolean {
+  return p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(p);
+}
+
+export function joinPath(dir: string, rel: string): string {
+  const sep = dir.includes('\\') && !dir.includes('/') ? '\\' : '/';
+  const parts = (dir.replace(/[\\/]+$/, '') + sep + rel).split(/[\\/]/);
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '.') continue;
+    if (p === '..' && out.length > 1) out.pop();
+    else out.push(p);
+  }
+  return out.join(sep);
+}
+
+/**
+ * defaultDb is the trace database the editor uses when launch.json names none: the cmc.db
+ * setting, else .cmc/traces.db at the root of the Go module holding the folder (where `cmcdap
+ * check` run from the module puts it), else in the folder. Launches and the views agree on it.
+ */
+export function defaultDb(folder: string, setting: string, moduleRoot: (dir: string) => string | undefined): string {
+  if (setting.trim() !== '') return isAbsolute(setting) ? setting : joinPath(folder, setting);
+  return joinPath(moduleRoot(folder) ?? folder, '.cmc/traces.db');
+}

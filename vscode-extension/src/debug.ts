@@ -1,0 +1,110 @@
+// The cmc debug type: configurations (offered, defaulted, checked) and the adapter, cmcdap, run
+// as a child process speaking DAP on stdin/stdout.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AdapterFound, findCmcdap } from './adapterPath';
+import { LaunchConfig, checkThisPackage, defaultDb, resolveLaunch } from './config';
+
+export function isExecutable(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds cmcdap for this workspace (see adapterPath.ts for the order). */
+export function locateCmcdap(extensionPath: string, folder?: string): AdapterFound {
+  return findCmcdap({
+    setting: vscode.workspace.getConfiguration('cmc').get<string>('cmcdapPath', ''),
+    extensionPath,
+    platform: process.platform,
+    arch: process.arch,
+    env: process.env,
+    home: os.homedir(),
+    folder,
+    isExecutable,
+  });
+}
+
+/** The nearest directory at or above dir with a go.mod. */
+export function moduleRoot(dir: string): string | undefined {
+  for (let d = dir; ; ) {
+    if (fs.existsSync(path.join(d, 'go.mod'))) return d;
+    const up = path.dirname(d);
+    if (up === d) return undefined;
+    d = up;
+  }
+}
+
+/** The trace database of a workspace folder (launches and the trees agree on it). */
+export function dbFor(folder: vscode.WorkspaceFolder | undefined): string | undefined {
+  const setting = vscode.workspace.getConfiguration('cmc', folder?.uri).get<string>('db', '');
+  if (!folder) return setting.trim() || undefined;
+  return defaultDb(folder.uri.fsPath, setting, moduleRoot);
+}
+
+function activeGoFile(): string | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc && doc.uri.scheme === 'file' && doc.languageId === 'go' ? doc.uri.fsPath : undefined;
+}
+
+/** The workspace folder a launch belongs to: the given one, the active file's, or the first. */
+export function folderFor(folder?: vscode.WorkspaceFolder): vscode.WorkspaceFolder | undefined {
+  if (folder) return folder;
+  const doc = vscode.window.activeTextEditor?.document;
+  return (doc && vscode.workspace.getWorkspaceFolder(doc.uri)) ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+export class CmcConfigurationProvider implements vscode.DebugConfigurationProvider {
+  constructor(private readonly remember: (program: string) => void) {}
+
+  provideDebugConfigurations(folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration[] {
+    const f = folderFor(folder);
+    return [checkThisPackage({ activeFile: activeGoFile(), folder: f?.uri.fsPath }) as vscode.DebugConfiguration];
+  }
+
+  resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+    const f = folderFor(folder);
+    const r = resolveLaunch(config as LaunchConfig, { activeFile: activeGoFile(), folder: f?.uri.fsPath, db: dbFor(f) });
+    if ('error' in r) {
+      void vscode.window.showErrorMessage(r.error);
+      return undefined; // abort the launch
+    }
+    return r.config as vscode.DebugConfiguration;
+  }
+
+  resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+    const f = folderFor(folder);
+    const r = resolveLaunch(config as LaunchConfig, { folder: f?.uri.fsPath });
+    if ('error' in r) {
+      void vscode.window.showErrorMessage(r.error);
+      return undefined;
+    }
+    if (typeof r.config.program === 'string' && r.config.bookmark === undefined) this.remember(r.config.program);
+    return r.config as vscode.DebugConfiguration;
+  }
+}
+
+export class CmcAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  constructor(private readonly extensionPath: string, private readonly log: vscode.OutputChannel) {}
+
+  createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+    const folder = session.workspaceFolder?.uri.fsPath;
+    const found = locateCmcdap(this.extensionPath, folder);
+    if ('error' in found) {
+      const open = 'Open Settings';
+      void vscode.window.showErrorMessage(found.error, open).then((a) => {
+        if (a === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'cmc.cmcdapPath');
+      });
+      throw new Error(found.error);
+    }
+    this.log.appendLine(`starting ${found.path} (${found.source}) in ${folder ?? process.cwd()}`);
+    return new vscode.DebugAdapterExecutable(found.path, [], folder ? { cwd: folder } : undefined);
+  }
+}

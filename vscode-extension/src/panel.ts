@@ -1,0 +1,129 @@
+// The CMC Views panel: the views bundle (heap graph, diff, sequence chart) in a webview beside
+// the editor. cmcdap's views server pushes the step the debugger stops on to the page, so the
+// panel follows the debugger; the panel also posts the step it sees, for bundles that want it.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { panelHtml } from './panelHtml';
+import { WsRelay, isViewsSocket } from './relay';
+import { CmcSession, CmcSessions } from './sessions';
+
+/**
+ * Whether the panel's websocket goes through the extension host: in a browser-based or remote
+ * VS Code the page cannot reach cmcdap's views server itself (see relay.ts).
+ */
+function relayed(): boolean {
+  const setting = vscode.workspace.getConfiguration('cmc').get<string>('views.relay', 'auto');
+  if (setting === 'always') return true;
+  if (setting === 'never') return false;
+  return vscode.env.uiKind === vscode.UIKind.Web || vscode.env.remoteName !== undefined;
+}
+
+/** What the panel shows: a page per session and views server. */
+function keyOf(c: CmcSession | undefined): string {
+  return c ? `${c.session.id} ${c.views?.url ?? ''}` : '';
+}
+
+export class ViewsPanel implements vscode.Disposable {
+  static readonly viewType = 'cmc.views';
+  private panel?: vscode.WebviewPanel;
+  private shownKey?: string;
+  private readonly mediaDir: string;
+  private readonly resourcesDir: string;
+  private relay?: WsRelay;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly openedFor = new Set<string>();
+
+  constructor(private readonly extensionPath: string, private readonly sessions: CmcSessions) {
+    this.mediaDir = path.join(extensionPath, 'media', 'views');
+    this.resourcesDir = path.join(extensionPath, 'resources');
+    this.disposables.push(
+      sessions.onDidChangeViews((c) => {
+        if (this.panel && c === sessions.active()) this.render(c);
+      }),
+      sessions.onDidChange((c) => {
+        // Open on the first stop once the Call Stack is known, so VS Code has opened the
+        // stopped step's source and the panel goes beside it.
+        if (c && c.topStep !== undefined && !this.openedFor.has(c.session.id)) {
+          this.openedFor.add(c.session.id);
+          if (vscode.workspace.getConfiguration('cmc').get<boolean>('views.openOnStop', true)) {
+            setTimeout(() => this.open(c, true), 300);
+          }
+        }
+        if (!this.panel) return;
+        const active = sessions.active();
+        if (active && keyOf(active) !== this.shownKey) this.render(active);
+        if (c && c === active) void this.panel.webview.postMessage({ type: 'cmc/step', step: c.focusedStep(), stopped: c.stopped });
+      }),
+    );
+  }
+
+  /** Opens (or reveals) the panel beside the editor. */
+  open(c: CmcSession | undefined = this.sessions.active(), preserveFocus = false): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+    } else {
+      // Beside the active editor; with none, in a second column, so the source opens in the first.
+      const viewColumn = vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Two;
+      this.panel = vscode.window.createWebviewPanel(
+        ViewsPanel.viewType,
+        'CMC Views',
+        { viewColumn, preserveFocus },
+        {
+          enableScripts: true,
+          enableCommandUris: ['cmc.openViewsInBrowser'],
+          retainContextWhenHidden: true,
+          localResourceRoots: [vscode.Uri.file(this.mediaDir), vscode.Uri.file(this.resourcesDir)],
+        },
+      );
+      this.panel.iconPath = vscode.Uri.file(path.join(this.extensionPath, 'resources', 'cmc.svg'));
+      this.panel.onDidDispose(() => {
+        this.relay?.closeAll();
+        this.relay = undefined;
+        this.panel = undefined;
+        this.shownKey = undefined;
+      });
+      this.panel.webview.onDidReceiveMessage((m) => this.onMessage(m));
+    }
+    this.render(c);
+  }
+
+  private render(c: CmcSession | undefined): void {
+    if (!this.panel) return;
+    const webview = this.panel.webview;
+    const index = path.join(this.mediaDir, 'index.html');
+    const indexHtml = fs.existsSync(index) ? fs.readFileSync(index, 'utf8') : undefined;
+    const assetBase = webview.asWebviewUri(vscode.Uri.file(this.mediaDir)).toString().replace(/\/?$/, '/');
+    this.shownKey = keyOf(c);
+    this.relay?.closeAll();
+    this.relay = undefined;
+    const prelude: string[] = [];
+    const views = c?.views;
+    if (views && relayed()) {
+      const panel = this.panel;
+      this.relay = new WsRelay((e) => void panel.webview.postMessage(e), (url) => isViewsSocket(url, views.wsOrigin));
+      prelude.push(webview.asWebviewUri(vscode.Uri.file(path.join(this.resourcesDir, 'ws-relay.js'))).toString());
+    }
+    webview.html = panelHtml({ indexHtml, assetBase, cspSource: webview.cspSource, views, session: c !== undefined, prelude });
+    if (c?.stopped) void webview.postMessage({ type: 'cmc/step', step: c.focusedStep(), stopped: true });
+  }
+
+  /** Messages from the page: it may ask the debugger to go to a step it shows. */
+  private onMessage(m: unknown): void {
+    if (this.relay?.handle(m)) return;
+    const msg = m as { type?: string; step?: unknown };
+    const c = this.sessions.active();
+    if (msg?.type === 'cmc/gotoStep' && typeof msg.step === 'number' && c) {
+      void Promise.resolve(c.session.customRequest('cmc/gotoStep', { step: msg.step })).catch((e: Error) => vscode.window.showErrorMessage(`cmc: ${e.message}`));
+    } else if (msg?.type === 'cmc/ready' && c?.views) {
+      void this.panel?.webview.postMessage({ type: 'cmc.connect', ws: c.views.ws, token: c.views.token });
+    }
+  }
+
+  dispose(): void {
+    this.relay?.closeAll();
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,141 @@
+// What the Traces and Bookmarks views show for each stored trace and bookmark. The records come
+// from cmcdap (the cmc/traces and cmc/bookmarks requests, or `cmcdap traces -json` and `cmcdap
+// bookmarks -json` when no session runs); this file shapes them into tree items without vscode,
+// so the wording is unit tested.
+
+import { listOf } from './choices';
+
+/** A stored trace, as store.TraceInfo marshals it. */
+export interface TraceRecord {
+  id: number;
+  run?: number;
+  model: string;
+  params?: Record<string, string>;
+  kind?: string;
+  name?: string;
+  message?: string;
+  site?: string;
+  signature?: string;
+  length: number;
+  found?: string;
+  seen?: number;
+  package?: string;
+}
+
+/** A bookmark, as store.Bookmark marshals it. */
+export interface BookmarkRecord {
+  id?: number;
+  name: string;
+  trace: number;
+  step: number;
+  note?: string;
+  created?: string;
+}
+
+/** A tree item without the vscode types: the glue maps it one to one. */
+export interface ItemShape {
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string; // markdown
+  contextValue: 'cmcTrace' | 'cmcBookmark';
+  icon: string; // a codicon id
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago", or the date for older times. */
+export function ago(when: string | undefined, now: Date): string {
+  if (!when) return '';
+  const t = new Date(when);
+  if (Number.isNaN(t.getTime())) return '';
+  const s = Math.round((now.getTime() - t.getTime()) / 1000);
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  if (s < 7 * 86400) {
+    const d = Math.round(s / 86400);
+    return d === 1 ? 'yesterday' : `${d} days ago`;
+  }
+  return t.toISOString().slice(0, 10);
+}
+
+/** What went wrong, in a word or two: "invariant NoLoop", "panic", "random walk". */
+export function kindText(t: Pick<TraceRecord, 'kind' | 'name'>): string {
+  if (!t.kind) return 'random walk';
+  return t.name ? `${t.kind} ${t.name}` : t.kind;
+}
+
+function paramText(p: Record<string, string> | undefined): string {
+  if (!p) return '';
+  const keys = Object.keys(p).sort();
+  return keys.length ? ` (${keys.map((k) => `${k}=${p[k]}`).join(' ')})` : '';
+}
+
+function steps(n: number): string {
+  return n === 1 ? '1 step' : `${n} steps`;
+}
+
+export function traceItem(t: TraceRecord, now: Date): ItemShape {
+  const when = ago(t.found, now);
+  const description = [kindText(t), steps(t.length), when].filter(Boolean).join(' · ');
+  const tip = [`**Trace #${t.id}**: ${t.model}${paramText(t.params)}`, ''];
+  if (t.message) tip.push(`${kindText(t)}: ${t.message}`, '');
+  if (t.site) tip.push(`at \`${t.site}\``, '');
+  tip.push(`${steps(t.length)}${t.found ? `, found ${new Date(t.found).toLocaleString()}` : ''}`);
+  if (t.seen && t.seen > 1) tip.push('', `found ${t.seen} times`);
+  tip.push('', 'Click to open it in the debugger.');
+  return {
+    id: `trace:${t.id}`,
+    label: `#${t.id} ${t.model}`,
+    description,
+    tooltip: tip.join('\n'),
+    contextValue: 'cmcTrace',
+    icon: t.kind ? 'bug' : 'debug-alt-small',
+  };
+}
+
+export function bookmarkItem(b: BookmarkRecord, now: Date): ItemShape {
+  const when = ago(b.created, now);
+  const description = [`trace #${b.trace} step ${b.step}`, when].filter(Boolean).join(' · ');
+  const tip = [`**${b.name}**: trace #${b.trace}, step ${b.step}`];
+  if (b.note) tip.push('', b.note);
+  tip.push('', 'Right-click to re-check from this state, rename or delete it.');
+  return {
+    id: `bookmark:${b.name}`,
+    label: b.name,
+    description,
+    tooltip: tip.join('\n'),
+    contextValue: 'cmcBookmark',
+    icon: 'bookmark',
+  };
+}
+
+/** The traces of a response or CLI output, newest first, malformed records dropped. */
+export function tracesOf(body: unknown): TraceRecord[] {
+  return listOf<TraceRecord>(body, 'traces')
+    .filter((t) => t && typeof t.id === 'number' && typeof t.model === 'string')
+    .map((t) => ({ ...t, length: typeof t.length === 'number' ? t.length : 0 }))
+    .sort((a, b) => b.id - a.id);
+}
+
+/** The bookmarks of a response or CLI output, by name. */
+export function bookmarksOf(body: unknown): BookmarkRecord[] {
+  return listOf<BookmarkRecord>(body, 'bookmarks')
+    .filter((b) => b && typeof b.name === 'string' && typeof b.trace === 'number')
+    .map((b) => ({ ...b, step: typeof b.step === 'number' ? b.step : 0 }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A bookmark name must be non-empty and one line; the message says why not. */
+export function checkBookmarkName(name: string, taken: readonly string[] = []): string | undefined {
+  const n = name.trim();
+  if (n === '') return 'Give the bookmark a name';
+  if (/[\r\n]/.test(n)) return 'A bookmark name is one line';
+  if (taken.includes(n)) return `A bookmark named "${n}" exists already`;
+  return undefined;
+}
+
+/** The step a Call Stack frame shows: its name starts with "#N". */
+export function stepOfFrame(frame: { name?: string } | undefined): number | undefined {
+  const m = frame?.name ? /^#(\d+)\b/.exec(frame.name) : null;
+  return m ? Number(m[1]) : undefined;
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Choice, choicesOf, hoverMarkdown, hoverRows, inlineChoices, parseSite, sameFile } from '../src/choices';
+
+const router = '/w/examples/aodv/router.go';
+const net = '/w/env/network.go';
+const trace: Choice[] = [
+  { step: 1, site: `${net}:70`, value: 0, n: 2 },
+  { step: 2, site: `${net}:70`, value: 1, n: 2 },
+  { step: 2, site: `${router}:42`, value: 2, n: 3 },
+  { step: 2, site: `${router}:42`, value: 0, n: 3 },
+  { step: 2, site: `${router}:50`, value: 1, n: 4 },
+  { step: 3, site: `${router}:42`, value: 1, n: 3 },
+];
+
+test('sites split into file and line', () => {
+  assert.deepEqual(parseSite('/a/b.go:12'), { file: '/a/b.go', line: 12 });
+  assert.deepEqual(parseSite('C:\\a\\b.go:7'), { file: 'C:\\a\\b.go', line: 7 });
+  assert.deepEqual(parseSite('/a/b.go:12:3'), { file: '/a/b.go', line: 12 });
+  assert.equal(parseSite('nowhere'), undefined);
+  assert.equal(parseSite(':3'), undefined);
+});
+
+test('a site matches its document, also from another checkout or as a relative path', () => {
+  assert.ok(sameFile(router, router));
+  assert.ok(sameFile('/home/ci/cmc/examples/aodv/router.go', router));
+  assert.ok(sameFile('aodv/router.go', router));
+  assert.ok(sameFile('router.go', router));
+  assert.ok(!sameFile('/x/other/router.go', router));
+  assert.ok(!sameFile(net, router));
+  assert.ok(sameFile('C:\\w\\env\\network.go', 'C:\\w\\env\\network.go'));
+});
+
+test('inline values: the step\'s calls, one per line, in call order', () => {
+  assert.deepEqual(inlineChoices(trace, 2, router), [
+    { line: 41, text: 'Choose → 2 of 3, 0 of 3' },
+    { line: 49, text: 'Choose → 1 of 4' },
+  ]);
+  assert.deepEqual(inlineChoices(trace, 2, net), [{ line: 69, text: 'Choose → 1 of 2' }]);
+  assert.deepEqual(inlineChoices(trace, 4, router), []);
+  assert.deepEqual(inlineChoices([], 1, router), []);
+});
+
+test('hover lists every value the site took so far and marks the current step', () => {
+  const md = hoverMarkdown(trace, router, 41, 3)!;
+  assert.equal(md, [
+    '**cmc.Choose** at `router.go:42`: 3 calls along the trace up to step 3',
+    '',
+    '- step 2: 2 of 3',
+    '- step 2: 0 of 3',
+    '- **step 3: 1 of 3** ← this step',
+  ].join('\n'));
+  assert.equal(hoverMarkdown(trace, router, 10, 3), undefined);
+});
+
+test('a long hover keeps the newest rows', () => {
+  const many = Array.from({ length: 100 }, (_, i) => ({ step: i + 1, site: `${router}:42`, value: i % 2, n: 2 }));
+  const md = hoverMarkdown(many, router, 41)!;
+  assert.match(md, /^- … 60 earlier calls$/m);
+  assert.equal(md.split('\n').filter((l) => /^- step \d+:/.test(l)).length, hoverRows);
+  assert.match(md, /- step 100: 1 of 2$/);
+});
+
+test('cmcdap\'s own file and line are used when it gives them', () => {
+  const c = choicesOf({ choices: [{ step: 1, choice: 0, site: 'odd:site', file: router, line: 42, value: 1, n: 2 }], total: 1 });
+  assert.deepEqual(c, [{ step: 1, site: 'odd:site', file: router, line: 42, value: 1, n: 2 }]);
+  assert.deepEqual(inlineChoices(c, 1, router), [{ line: 41, text: 'Choose → 1 of 2' }]);
+});
+
+test('choices are read from a bare list or a body, bad entries dropped', () => {
+  const one = { step: 1, site: 'a.go:1', value: 0, n: 2 };
+  assert.deepEqual(choicesOf([one]), [one]);
+  assert.deepEqual(choicesOf({ choices: [one, { step: 'x' }, null] }), [one]);
+  assert.deepEqual(choicesOf(undefined), []);
+});

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { runJson } from '../src/cli';
+
+function script(body: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cmc-cli-'));
+  const p = path.join(dir, 'cmcdap');
+  fs.writeFileSync(p, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return p;
+}
+
+test('runJson parses the output and passes the arguments', async () => {
+  const p = script(`printf '[{"id":1,"model":"%s","length":2}]' "$2"`);
+  assert.deepEqual(await runJson(p, ['traces', 'M', '-db', 'x'], undefined), [{ id: 1, model: 'M', length: 2 }]);
+});
+
+test('no output is an empty list', async () => {
+  assert.deepEqual(await runJson(script('true'), [], undefined), []);
+});
+
+test('a failure carries stderr', async () => {
+  await assert.rejects(runJson(script('echo "cmcdap: unknown command \\"traces\\"" >&2; exit 2'), ['traces', '-json'], undefined), /cmcdap traces -json: cmcdap: unknown command "traces"/);
+});
+
+test('output that is not JSON is an error', async () => {
+  await assert.rejects(runJson(script('echo hello'), ['traces'], undefined), /output is not JSON/);
+});

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkThisPackage, defaultDb, goPackageDir, joinPath, openTraceConfig, recheckConfig, resolveLaunch } from '../src/config';
+
+const ctx = { activeFile: '/w/examples/aodv/router.go', folder: '/w', db: '/w/.cmc/traces.db' };
+
+test('F5 with no launch.json checks the active Go file\'s package', () => {
+  const r = resolveLaunch({}, ctx);
+  assert.ok('config' in r);
+  assert.deepEqual(r.config, { type: 'cmc', request: 'launch', name: 'Check this package', program: '/w/examples/aodv', search: 'bfs', db: '/w/.cmc/traces.db' });
+});
+
+test('with no Go file open, the package is the workspace folder', () => {
+  assert.equal(checkThisPackage({ activeFile: '/w/README.md', folder: '/w' }).program, '/w');
+  assert.equal(checkThisPackage({}).program, '${workspaceFolder}');
+  assert.equal(goPackageDir('/a/b/c.go'), '/a/b');
+  assert.equal(goPackageDir('c.txt'), undefined);
+});
+
+test('a configuration without program gets one, unless it opens a trace', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', model: 'M' }, ctx);
+  assert.ok('config' in r && r.config.program === '/w/examples/aodv');
+  const t = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', trace: 3 }, ctx);
+  assert.ok('config' in t && t.config.program === undefined && t.config.trace === 3);
+});
+
+test('nothing to check is an error that says what to do', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x' }, {});
+  assert.ok('error' in r && /open a Go file/.test(r.error));
+});
+
+test('relative paths are taken from the workspace folder; variables are left to VS Code', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: './examples/../examples/aodv', db: 'tmp/t.db' }, { folder: '/w' });
+  assert.ok('config' in r);
+  assert.equal(r.config.program, '/w/examples/aodv');
+  assert.equal(r.config.db, '/w/tmp/t.db');
+  const v = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '${workspaceFolder}/a' }, { folder: '/w' });
+  assert.ok('config' in v && v.config.program === '${workspaceFolder}/a');
+  assert.equal(joinPath('C:\\w', 'a\\b'), 'C:\\w\\a\\b');
+});
+
+test('the configuration\'s own db wins over the default', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', db: '/d.db' }, ctx);
+  assert.ok('config' in r && r.config.db === '/d.db');
+});
+
+test('bad attributes are refused with a fix', () => {
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ search: 'bfz' }, /"search" is "bfz": use one of bfs, dfs, random/],
+    [{ maxDepth: -1 }, /"maxDepth" must be a whole number/],
+    [{ steps: 1.5 }, /"steps" must be a whole number/],
+    [{ trace: '7' }, /"trace" must be a whole number/],
+    [{ trace: 0 }, /stored trace id, 1 or more/],
+    [{ trace: 2, bookmark: 'b' }, /not both/],
+    [{ params: [1] }, /"params" must be an object/],
+    [{ params: { nodes: [3] } }, /parameter "nodes" must be/],
+    [{ stopOnEntry: 'yes' }, /true or false/],
+    [{ program: 3 }, /"program" must be a string/],
+    [{ deadline: 0 }, /"deadline"/],
+    [{ request: 'attach' }, /use "launch"/],
+  ];
+  for (const [attrs, want] of bad) {
+    const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...attrs }, ctx);
+    assert.ok('error' in r, JSON.stringify(attrs));
+    assert.match(r.error, want);
+  }
+});
+
+test('good attributes pass unchanged', () => {
+  const c = { type: 'cmc', request: 'launch', name: 'x', program: '/p', model: 'AODVSpecBug', params: { nodes: 3, loss: true, mode: 'x' }, search: 'random' as const, maxDepth: 0, maxStates: 1000, steps: 50, seed: 7, deadline: 2.5, stopOnEntry: true, db: '/d.db' };
+  const r = resolveLaunch({ ...c }, ctx);
+  assert.ok('config' in r);
+  assert.deepEqual(r.config, c);
+});
+
+test('trace and bookmark launches', () => {
+  assert.deepEqual(openTraceConfig(4, '/d.db'), { type: 'cmc', request: 'launch', name: 'Trace #4', trace: 4, db: '/d.db' });
+  assert.deepEqual(openTraceConfig(4, undefined, '/w/p'), { type: 'cmc', request: 'launch', name: 'Trace #4', trace: 4, program: '/w/p' });
+  assert.deepEqual(recheckConfig('loop', '/w/examples/aodv'), { type: 'cmc', request: 'launch', name: 'Re-check from loop', bookmark: 'loop', program: '/w/examples/aodv' });
+});
+
+test('the default database is at the module root', () => {
+  assert.equal(defaultDb('/w/sub', '', () => '/w'), '/w/.cmc/traces.db');
+  assert.equal(defaultDb('/w', '', () => undefined), '/w/.cmc/traces.db');
+  assert.equal(defaultDb('/w', 'x/t.db', () => '/m'), '/w/x/t.db');
+  assert.equal(defaultDb('/w', '/abs/t.db', () => '/m'), '/abs/t.db');
+});

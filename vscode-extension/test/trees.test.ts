@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, kindText, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+
+const now = new Date('2025-06-01T12:00:00Z');
+
+test('relative times', () => {
+  assert.equal(ago('2025-06-01T11:59:50Z', now), 'just now');
+  assert.equal(ago('2025-06-01T11:55:00Z', now), '5 min ago');
+  assert.equal(ago('2025-06-01T09:00:00Z', now), '3 h ago');
+  assert.equal(ago('2025-05-31T12:00:00Z', now), 'yesterday');
+  assert.equal(ago('2025-05-28T12:00:00Z', now), '4 days ago');
+  assert.equal(ago('2025-01-02T12:00:00Z', now), '2025-01-02');
+  assert.equal(ago(undefined, now), '');
+  assert.equal(ago('garbage', now), '');
+});
+
+test('a trace item shows model, kind, length and when', () => {
+  const item = traceItem({ id: 7, model: 'AODVSpecBug', params: { nodes: '3' }, kind: 'invariant', name: 'NoLoop', message: 'routing loop A→B→A', site: 'aodv.go:10', length: 9, found: '2025-06-01T11:50:00Z', seen: 2 }, now);
+  assert.equal(item.id, 'trace:7');
+  assert.equal(item.label, '#7 AODVSpecBug');
+  assert.equal(item.description, 'invariant NoLoop · 9 steps · 10 min ago');
+  assert.equal(item.contextValue, 'cmcTrace');
+  assert.equal(item.icon, 'bug');
+  assert.match(item.tooltip, /^\*\*Trace #7\*\*: AODVSpecBug \(nodes=3\)/);
+  assert.match(item.tooltip, /invariant NoLoop: routing loop A→B→A/);
+  assert.match(item.tooltip, /found 2 times/);
+});
+
+test('a kept random walk has no kind', () => {
+  const item = traceItem({ id: 2, model: 'TwoPhase', length: 1 }, now);
+  assert.equal(item.description, 'random walk · 1 step');
+  assert.equal(kindText({ kind: 'panic' }), 'panic');
+});
+
+test('a bookmark item', () => {
+  const item = bookmarkItem({ name: 'before loop', trace: 7, step: 6, note: 'B still has a route', created: '2025-06-01T11:00:00Z' }, now);
+  assert.equal(item.label, 'before loop');
+  assert.equal(item.description, 'trace #7 step 6 · 1 h ago');
+  assert.equal(item.contextValue, 'cmcBookmark');
+  assert.match(item.tooltip, /B still has a route/);
+});
+
+test('lists are read from bodies or CLI output, sorted, bad records dropped', () => {
+  const traces = tracesOf({ traces: [{ id: 1, model: 'A', length: 3 }, { id: 5, model: 'B' }, { model: 'no id' }] });
+  assert.deepEqual(traces.map((t) => [t.id, t.length]), [[5, 0], [1, 3]]);
+  assert.deepEqual(tracesOf(null), []);
+  const bms = bookmarksOf([{ name: 'z', trace: 1, step: 2 }, { name: 'a', trace: 1 }, { trace: 3 }]);
+  assert.deepEqual(bms.map((b) => [b.name, b.step]), [['a', 0], ['z', 2]]);
+});
+
+test('bookmark names', () => {
+  assert.equal(checkBookmarkName(' ok '), undefined);
+  assert.match(checkBookmarkName('  ')!, /Give the bookmark a name/);
+  assert.match(checkBookmarkName('a\nb')!, /one line/);
+  assert.match(checkBookmarkName('loop', ['loop'])!, /exists already/);
+});
+
+test('the step of a Call Stack frame', () => {
+  assert.equal(stepOfFrame({ name: '#17 B: receive RERR from C' }), 17);
+  assert.equal(stepOfFrame({ name: '#0 initial state' }), 0);
+  assert.equal(stepOfFrame({ name: '#3 A.timeout › Choose(2) = 1' }), 3);
+  assert.equal(stepOfFrame({ name: 'main' }), undefined);
+  assert.equal(stepOfFrame(undefined), undefined);
+});
