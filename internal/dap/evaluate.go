@@ -41,6 +41,11 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 		}
 	}
 	if err != nil {
+		if a.Context == "hover" {
+			// Most words under the mouse are not expressions over the state: no toast for them.
+			s.sendQuietError(&req.Request, errEvaluate, firstLine(err.Error()))
+			return
+		}
 		s.sendError(&req.Request, errEvaluate, firstLine(err.Error()))
 		return
 	}

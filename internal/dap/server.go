@@ -298,10 +298,19 @@ const (
 
 // sendError answers req with an error the user sees.
 func (s *Session) sendError(req *dap.Request, id int, msg string) {
+	s.errorResponse(req, id, msg, true)
+}
+
+// sendQuietError answers req with an error the client need not show (a failed hover).
+func (s *Session) sendQuietError(req *dap.Request, id int, msg string) {
+	s.errorResponse(req, id, msg, false)
+}
+
+func (s *Session) errorResponse(req *dap.Request, id int, msg string, show bool) {
 	r := &dap.ErrorResponse{Response: response(req)}
 	r.Success = false
 	r.Message = msg
-	r.Body.Error = &dap.ErrorMessage{Id: id, Format: msg, ShowUser: true}
+	r.Body.Error = &dap.ErrorMessage{Id: id, Format: msg, ShowUser: show}
 	s.send(r)
 }
 
