@@ -286,22 +286,18 @@ func (s *search) tick(depth, frontier int) {
 // combination, records each new successor, checks it, and hands those to be explored to emit.
 func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	mc := s.mc
-	enabledAny := false
-	for ei, ev := range mc.Def.Events {
-		if err := mc.Load(st); err != nil {
-			return err
-		}
-		if ev.Enabled != nil {
-			on, fail := mc.enabled(ev)
-			if fail != nil {
-				s.violation(idx, nil, NewViolation(fail.Kind, "", fail.Message, fail.Site))
-				return nil
-			}
-			if !on {
-				continue
-			}
-		}
-		enabledAny = true
+	// Evaluate every enabling condition on one load of the state: a disabled event then costs
+	// no restore.
+	enabled, fail, err := mc.Enabled(st)
+	if err != nil {
+		return err
+	}
+	if fail != nil {
+		s.violation(idx, nil, NewViolation(fail.Kind, "", fail.Message, fail.Site))
+		return nil
+	}
+	for _, ei := range enabled {
+		ev := mc.Def.Events[ei]
 		prefix := s.prefixB[:0]
 		for attempt := 0; ; attempt++ {
 			if err := mc.Load(st); err != nil {
@@ -332,7 +328,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		}
 		s.prefixB = prefix
 	}
-	if !enabledAny && mc.Def.Deadlock {
+	if len(enabled) == 0 && mc.Def.Deadlock {
 		s.violation(idx, nil, NewViolation("deadlock", "", "no event is enabled", ""))
 	}
 	return nil
@@ -530,24 +526,14 @@ func (s *search) walk(start State) error {
 	mc := s.mc
 	st := start
 	path := slices.Clone(s.prefix)
-	var enabled []int
 	for n := 0; n < steps && !s.stop; n++ {
-		enabled = enabled[:0]
-		for ei, ev := range mc.Def.Events {
-			if err := mc.Load(st); err != nil {
-				return err
-			}
-			if ev.Enabled != nil {
-				on, fail := mc.enabled(ev)
-				if fail != nil {
-					s.report(path, NewViolation(fail.Kind, "", fail.Message, fail.Site))
-					return nil
-				}
-				if !on {
-					continue
-				}
-			}
-			enabled = append(enabled, ei)
+		enabled, fail, err := mc.Enabled(st)
+		if err != nil {
+			return err
+		}
+		if fail != nil {
+			s.report(path, NewViolation(fail.Kind, "", fail.Message, fail.Site))
+			return nil
 		}
 		if len(enabled) == 0 {
 			if mc.Def.Deadlock {
