@@ -22,7 +22,7 @@ if [[ -z ${SKIP_GO:-} ]]; then
 	chmod 755 bin/linux-x64/cmcdap
 fi
 
-rm -rf media/views
+rm -rf media/views && mkdir -p media
 if [[ -f $repo/webview/dist/index.html ]] || compgen -G "$repo/webview/dist/*.js" >/dev/null; then
 	cp -r "$repo/webview/dist" media/views
 else
