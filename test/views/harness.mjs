@@ -119,8 +119,11 @@ export class Views {
 
   // show calls Server.Show over HTTP and waits for the page to draw that step; it returns the
   // page's timings: from the push arriving, and from Show in Go, to the heap SVG in the page.
+  // The page's render counter is undefined until its first heap render (a page that has drawn
+  // nothing yet, as the panel's before its first Show): count that as 0, since undefined > n
+  // never holds.
   async show(page, trace, step) {
-    const before = await page.evaluate(() => window.__cmcRenders);
+    const before = await page.evaluate(() => window.__cmcRenders ?? 0);
     const r = await fetch(`${this.origin}/api/show?trace=${trace}&step=${step}`, { method: "POST", headers: { "X-CMC-Token": this.token } });
     if (r.status !== 204) throw new Error(`show: ${r.status}`);
     await page.waitForFunction(([n, s]) => window.__cmcRenders > n && window.__cmcState.step === s, [before, step], { timeout: 60_000 });

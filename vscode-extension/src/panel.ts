@@ -117,7 +117,9 @@ export class ViewsPanel implements vscode.Disposable {
     if (msg?.type === 'cmc/gotoStep' && typeof msg.step === 'number' && c) {
       void Promise.resolve(c.session.customRequest('cmc/gotoStep', { step: msg.step })).catch((e: Error) => vscode.window.showErrorMessage(`cmc: ${e.message}`));
     } else if (msg?.type === 'cmc/ready' && c?.views) {
-      void this.panel?.webview.postMessage({ type: 'cmc.connect', ws: c.views.ws, token: c.views.token });
+      // The bundle (webview/src/main.ts) takes cmc/config with the server's page URL and token,
+      // and reconnects only when the websocket it derives from them differs.
+      void this.panel?.webview.postMessage({ type: 'cmc/config', url: c.views.url, token: c.views.token });
     }
   }
 

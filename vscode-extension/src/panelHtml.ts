@@ -1,17 +1,17 @@
 // The HTML of the CMC Views panel. The views bundle (webview/dist, copied to media/views) is the
 // same page cmcdap's views server serves to a browser; in a webview it cannot find the server
-// from its own location, so this page hands it the websocket and token, as webview/src/main.ts
-// reads them:
-//
-//   <meta name="cmc-views" data-ws="ws://127.0.0.1:PORT/ws" data-token="...">
-//
-// and, for other readers, the same as JSON and on the body:
+// from its own location, so this page hands it the server's URL and token, as webview/src/main.ts
+// reads them (the JSON first, then the body's attributes; it derives the websocket from the URL):
 //
 //   <script type="application/json" id="cmc-config">{"url": "...", "ws": "...", "token": "...", "host": "vscode"}</script>
 //   <body data-cmc-url="..." data-cmc-token="...">
 //
-// The panel posts {type: "cmc.connect", ws, token} when a new session brings a new server. The
-// policy allows no inline script: scripts only from the extension's media, WebAssembly
+// and, for other readers (the bundle does not read it), the websocket on a meta tag:
+//
+//   <meta name="cmc-views" data-ws="ws://127.0.0.1:PORT/ws" data-token="...">
+//
+// The panel answers the page's {type: "cmc/ready"} with {type: "cmc/config", url, token}; a new
+// session's server gets a new page (panel.ts renders again). The policy allows no inline script: scripts only from the extension's media, WebAssembly
 // compilation (Graphviz), and connections only to the views server.
 
 /** The views server as the cmc/views event gives it. */
