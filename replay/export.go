@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cmc-go/cmc/tracefmt"
 	"go/format"
 	"slices"
 	"strconv"
@@ -41,7 +42,7 @@ func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
 		fmt.Fprintf(&b, "\t_ %s // registers model %s\n", strconv.Quote(importPath), t.Model)
 	}
 	b.WriteString(")\n\n")
-	fmt.Fprintf(&b, "// %s replays a trace of %s%s: %d steps", name, t.Model, paramString(t.Params), len(t.Steps))
+	fmt.Fprintf(&b, "// %s replays a trace of %s%s: %d steps", name, t.Model, tracefmt.Params(t.Params), len(t.Steps))
 	if t.Violation != nil {
 		fmt.Fprintf(&b, " ending in\n// %s.\n", oneLine(describeViolation(t.Violation)))
 		b.WriteString("//\n// As generated it asserts that the bug is still there: every step reaches the stored state again\n")
@@ -161,21 +162,6 @@ func paramsLiteral(p map[string]string) string {
 		parts[i] = strconv.Quote(k) + ": " + strconv.Quote(p[k])
 	}
 	return "map[string]string{" + strings.Join(parts, ", ") + "}"
-}
-
-func paramString(p map[string]string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for i, k := range keys {
-		keys[i] = k + "=" + p[k]
-	}
-	return " (" + strings.Join(keys, " ") + ")"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

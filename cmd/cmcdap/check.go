@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"time"
 
@@ -156,35 +155,14 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 }
 
 func writeSummary(w io.Writer, f *checkFlags, pkg string, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string) {
-	fmt.Fprintf(w, "checked %s%s in %s (%s)\n", f.model, paramString(f.params), pkg, f.opts.Search)
-	how := "complete: every reachable state was explored"
-	switch {
-	case res.Cancelled:
-		how = "cancelled"
-	case !res.Complete && len(res.Violations) > 0 && !f.opts.All:
-		how = "stopped at the first violation"
-	case !res.Complete:
-		how = "not complete (bounded)"
-	}
-	fmt.Fprintf(w, "%d states, %d transitions, depth %d, %.2fs (%.0f states/s); %s\n",
-		res.States, res.Transitions, res.Depth, elapsed.Seconds(), float64(res.States)/elapsed.Seconds(), how)
-	if res.Exact {
-		fmt.Fprintln(w, "exact state storage: no state can have been missed by a hash collision")
-	} else {
-		fmt.Fprintf(w, "hash compaction: the probability that a collision hid a state is at most %.1e\n", res.CollisionProbability)
-	}
-	if res.Cut > 0 {
-		fmt.Fprintf(w, "%d states were not expanded: they are beyond the model's bounds\n", res.Cut)
-	}
-	if res.PrefixNote != "" {
-		fmt.Fprintln(w, "note: "+res.PrefixNote)
-	}
-	if len(res.Violations) == 0 {
-		fmt.Fprintln(w, "no violation")
-	}
+	tracefmt.Summary(w, tracefmt.Check{Model: f.model, Params: f.params, Package: pkg, Search: f.opts.Search, All: f.opts.All, Elapsed: elapsed}, res)
 	for i, t := range res.Violations {
 		v := t.Violation
-		fmt.Fprintf(w, "\nviolation: %s\n", violationLine(v))
+		line := tracefmt.Violation(v)
+		if v.Site != "" {
+			line += " (" + v.Site + ")"
+		}
+		fmt.Fprintf(w, "\nviolation: %s\n", line)
 		tracefmt.Write(w, t)
 		if i < len(ids) {
 			fmt.Fprintf(w, "stored as trace %d in %s\n", ids[i], dbPath)
@@ -193,34 +171,6 @@ func writeSummary(w io.Writer, f *checkFlags, pkg string, res *engine.Result, id
 	if res.Walk != nil && len(ids) > len(res.Violations) {
 		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), ids[len(ids)-1], dbPath)
 	}
-}
-
-func violationLine(v *engine.Violation) string {
-	s := v.Kind
-	if v.Name != "" {
-		s += " " + v.Name
-	}
-	s += ": " + v.Message
-	if v.Site != "" {
-		s += " (" + v.Site + ")"
-	}
-	return s
-}
-
-func paramString(p map[string]string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + p[k]
-	}
-	return " (" + strings.Join(parts, " ") + ")"
 }
 
 func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Duration) {

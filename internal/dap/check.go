@@ -11,6 +11,7 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/coord"
 	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/cmc-go/cmc/worker"
 	"github.com/google/go-dap"
 )
@@ -88,7 +89,8 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 		s.output("stderr", fmt.Sprintf("check %s: store the traces: %v\n", run.model, err))
 	}
 	summary := summarize(run, res, ids, end.Sub(run.start), s.db.Path())
-	s.progressEnd(run, strings.SplitN(summary, "\n", 2)[0])
+	head := strings.SplitN(summary, "\n", 3) // what was checked; how many states
+	s.progressEnd(run, strings.Join(head[:min(2, len(head))], ": "))
 	s.output("console", summary)
 	if len(res.Violations) == 0 || len(ids) == 0 || run.noDebug {
 		code := 0
@@ -106,28 +108,10 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 // summarize says what a check did and found, as the debug console shows it.
 func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "checked %s%s in %s (%s): %s states, %s transitions, depth %d in %.2fs (%s states/s); ",
-		run.model, paramString(run.params), run.build.pkg.ImportPath, orDefault(run.opts.Search, "bfs"),
-		thousands(res.States), thousands(res.Transitions), res.Depth, elapsed.Seconds(),
-		thousands(int64(float64(res.States)/max(elapsed.Seconds(), 1e-3))))
-	switch {
-	case res.Cancelled:
-		b.WriteString("cancelled\n")
-	case res.Complete:
-		b.WriteString("complete: every reachable state was explored\n")
-	case len(res.Violations) > 0:
-		b.WriteString("stopped at the first violation\n")
-	default:
-		b.WriteString("not complete (bounded)\n")
-	}
-	if res.PrefixNote != "" {
-		b.WriteString("note: " + res.PrefixNote + "\n")
-	}
-	if len(res.Violations) == 0 {
-		b.WriteString("no violation\n")
-	}
+	tracefmt.Summary(&b, tracefmt.Check{Model: run.model, Params: run.params, Package: run.build.pkg.ImportPath,
+		Search: orDefault(run.opts.Search, "bfs"), Elapsed: elapsed}, res)
 	for i, t := range res.Violations {
-		fmt.Fprintf(&b, "violation: %s (%d steps)\n", violationText(t.Violation), len(t.Steps))
+		fmt.Fprintf(&b, "violation: %s (%d steps)\n", tracefmt.Violation(t.Violation), len(t.Steps))
 		if i < len(ids) {
 			fmt.Fprintf(&b, "stored as trace %d in %s\n", ids[i], dbPath)
 		}
@@ -138,29 +122,6 @@ func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Dura
 func orDefault(s, def string) string {
 	if s == "" {
 		return def
-	}
-	return s
-}
-
-func paramString(p map[string]string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(p))
-	for _, k := range sortedKeys(p) {
-		parts = append(parts, k+"="+p[k])
-	}
-	return " (" + strings.Join(parts, " ") + ")"
-}
-
-// thousands writes n with thousands separators: 1,234,567.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

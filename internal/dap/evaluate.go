@@ -2,6 +2,7 @@ package dap
 
 import (
 	"fmt"
+	"github.com/cmc-go/cmc/tracefmt"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
 	r := &dap.ExceptionInfoResponse{Response: response(&req.Request)}
 	r.Body = dap.ExceptionInfoResponseBody{
 		ExceptionId: v.Kind,
-		Description: violationText(v),
+		Description: tracefmt.Violation(v),
 		BreakMode:   "always",
 		Details: &dap.ExceptionDetails{
 			Message:  v.Message,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cmc-go/cmc/tracefmt"
 	"os"
 	"strings"
 
@@ -309,16 +310,8 @@ func (s *Session) firstStop(onEntry bool) {
 	case onEntry || v == nil:
 		s.stopAt(after(0), "entry", "", nil)
 	default:
-		s.stopAt(s.tr.end(), "exception", violationText(v), nil)
+		s.stopAt(s.tr.end(), "exception", tracefmt.Violation(v), nil)
 	}
-}
-
-func violationText(v *engine.Violation) string {
-	s := v.Kind
-	if v.Name != "" {
-		s += " " + v.Name
-	}
-	return s + ": " + v.Message
 }
 
 // restart re-checks (the code may have changed) or, for a stored trace, goes back to its start.

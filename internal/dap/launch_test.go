@@ -246,7 +246,7 @@ func TestCheckWithoutViolation(t *testing.T) {
 	daptest.Expect[*dap.TerminatedEvent](t, c)
 	end := daptest.Expect[*dap.ProgressEndEvent](t, c)
 	out := c.Output()
-	for _, want := range []string{"checked TwoPhase (RM=3) in github.com/cmc-go/cmc/examples/twophase (bfs): 288 states", "complete", "no violation"} {
+	for _, want := range []string{"checked TwoPhase (RM=3) in github.com/cmc-go/cmc/examples/twophase (bfs)\n288 states", "complete", "no violation"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary %q lacks %q", out, want)
 		}

@@ -2,6 +2,7 @@ package dap
 
 import (
 	"fmt"
+	"github.com/cmc-go/cmc/tracefmt"
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
@@ -14,7 +15,7 @@ import (
 
 func (s *Session) progressStart(run *checkRun) {
 	if !run.progress {
-		s.output("console", fmt.Sprintf("checking %s%s…\n", run.model, paramString(run.params)))
+		s.output("console", fmt.Sprintf("checking %s%s…\n", run.model, tracefmt.Params(run.params)))
 		return
 	}
 	e := &dap.ProgressStartEvent{Event: event("progressStart")}
@@ -31,7 +32,7 @@ func (s *Session) progressUpdate(run *checkRun, p engine.Progress) {
 	secs := max(time.Since(run.start).Seconds(), 1e-3)
 	e := &dap.ProgressUpdateEvent{Event: event("progressUpdate")}
 	e.Body = dap.ProgressUpdateEventBody{ProgressId: run.progressID,
-		Message: fmt.Sprintf("%s states · %s states/s · depth %d", thousands(p.States), thousands(int64(float64(p.States)/secs)), p.Depth)}
+		Message: fmt.Sprintf("%s states · %s states/s · depth %d", tracefmt.Thousands(p.States), tracefmt.Thousands(int64(float64(p.States)/secs)), p.Depth)}
 	s.send(e)
 }
 

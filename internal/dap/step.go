@@ -2,6 +2,7 @@ package dap
 
 import (
 	"fmt"
+	"github.com/cmc-go/cmc/tracefmt"
 
 	"github.com/google/go-dap"
 )
@@ -22,7 +23,7 @@ func (s *Session) stopAt(p position, reason, text string, hits []int) {
 		s.views.Show(s.tr.id, p.shown())
 	}
 	if v := s.tr.t.Violation; v != nil && p == s.tr.end() && (reason == "step" || reason == "goto") {
-		reason, text = "exception", violationText(v)
+		reason, text = "exception", tracefmt.Violation(v)
 	}
 	e := &dap.StoppedEvent{Event: event("stopped")}
 	e.Body = dap.StoppedEventBody{Reason: reason, ThreadId: s.tr.threadOf(p), AllThreadsStopped: true,

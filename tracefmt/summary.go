@@ -1,0 +1,92 @@
+package tracefmt
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmc-go/cmc/engine"
+)
+
+// A Check names a finished check for Summary.
+type Check struct {
+	Model   string
+	Params  map[string]string
+	Package string
+	Search  string
+	All     bool // the search went on after violations
+	Elapsed time.Duration
+}
+
+// Summary writes what a check did: what was checked, how many states, whether the space was
+// exhausted, what hash compaction risked, and "no violation" when there was none. cmcdap check
+// prints it, and the DAP session shows it in the debug console.
+func Summary(w io.Writer, c Check, res *engine.Result) {
+	secs := max(c.Elapsed.Seconds(), 1e-3)
+	fmt.Fprintf(w, "checked %s%s in %s (%s)\n", c.Model, Params(c.Params), c.Package, c.Search)
+	how := "complete: every reachable state was explored"
+	switch {
+	case res.Cancelled:
+		how = "cancelled"
+	case !res.Complete && len(res.Violations) > 0 && !c.All:
+		how = "stopped at the first violation"
+	case !res.Complete:
+		how = "not complete (bounded)"
+	}
+	fmt.Fprintf(w, "%s states, %s transitions, depth %d, %.2fs (%s states/s); %s\n",
+		Thousands(res.States), Thousands(res.Transitions), res.Depth, c.Elapsed.Seconds(), Thousands(int64(float64(res.States)/secs)), how)
+	if res.Exact {
+		fmt.Fprintln(w, "exact state storage: no state can have been missed by a hash collision")
+	} else {
+		fmt.Fprintf(w, "hash compaction: the probability that a collision hid a state is at most %.1e\n", res.CollisionProbability)
+	}
+	if res.Cut > 0 {
+		fmt.Fprintf(w, "%s states were not expanded: they are beyond the model's bounds\n", Thousands(res.Cut))
+	}
+	if res.PrefixNote != "" {
+		fmt.Fprintln(w, "note: "+res.PrefixNote)
+	}
+	if len(res.Violations) == 0 {
+		fmt.Fprintln(w, "no violation")
+	}
+}
+
+// Violation renders a violation on one line: kind, property, message and site.
+func Violation(v *engine.Violation) string {
+	s := v.Kind
+	if v.Name != "" {
+		s += " " + v.Name
+	}
+	return s + ": " + v.Message
+}
+
+// Params renders model parameters as " (k=v k=v)", sorted, or "" when there are none.
+func Params(p map[string]string) string {
+	if len(p) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + p[k]
+	}
+	return " (" + strings.Join(parts, " ") + ")"
+}
+
+// Thousands writes n with thousands separators: 1,234,567.
+func Thousands(n int64) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
