@@ -52,7 +52,7 @@ func (s *System) tables() error {
 		if err := r.CheckTable(); err != nil {
 			return err
 		}
-		for _, rt := range r.Routes() {
+		for _, rt := range r.routes {
 			if rt.Hops != Infinity && int(rt.Hops) >= len(s.Routers) {
 				return fmt.Errorf("node %v: route %v: hop count %d is not less than the %d nodes", r.ID(), rt, rt.Hops, len(s.Routers))
 			}
@@ -65,13 +65,13 @@ func (s *System) tables() error {
 // next hop to d, b's route to d is newer, or as new and shorter.
 func (s *System) order() error {
 	for _, a := range s.Routers {
-		for _, ra := range a.Routes() {
+		for _, ra := range a.routes {
 			if !ra.Valid || ra.NextHop == ra.Dest {
 				continue
 			}
 			b := s.Routers[ra.NextHop]
-			rb, ok := b.Route(ra.Dest)
-			if !ok || !rb.ValidSeq || !ra.ValidSeq {
+			rb := b.route(ra.Dest)
+			if rb == nil || !rb.ValidSeq || !ra.ValidSeq {
 				continue
 			}
 			if !(SeqNewer(rb.Seq, ra.Seq) || (rb.Seq == ra.Seq && rb.Valid && rb.Hops < ra.Hops)) {
@@ -85,12 +85,13 @@ func (s *System) order() error {
 
 // messages checks every message in flight is well formed; a hop count of infinity never travels.
 func (s *System) messages() error {
-	for _, p := range s.Net.Pending {
+	for i := range s.Air.Pending {
+		p := &s.Air.Pending[i]
 		if err := p.Msg.Validate(); err != nil {
-			return fmt.Errorf("message %v from %v to %v: %w", p.Msg, NodeID(p.From), NodeID(p.To), err)
+			return fmt.Errorf("message %v from %v to %v: %w", p.Msg, p.From, p.To, err)
 		}
 		if p.Msg.HopCount == Infinity {
-			return fmt.Errorf("message %v from %v to %v carries hop count infinity", p.Msg, NodeID(p.From), NodeID(p.To))
+			return fmt.Errorf("message %v from %v to %v carries hop count infinity", p.Msg, p.From, p.To)
 		}
 	}
 	return nil

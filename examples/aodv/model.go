@@ -3,21 +3,62 @@ package aodv
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/env"
 )
 
-// This file and invariants.go are the checker's harness: the model of the thesis's Table 4.1 built
-// around unchanged router code. The router itself imports nothing of the checker.
+// This file, air.go and invariants.go are the checker's harness: the model of the thesis's Table
+// 4.1 built around unchanged router code. The router itself imports nothing of the checker.
+//
+// The state space of AODV is infinite and, even bounded as the thesis bounded it, too large for
+// breadth-first search: the thesis's ran out of resources. These modelling decisions make the
+// breadth-first search find the shortest loop of the specification's RERR rule, and exhaust the
+// fixed rule, each in a few million states. None removes a step of the loop, and each is a
+// decision the thesis also made or a bound stated in the parameters; docs/aodv.md argues each.
+//
+//   - One destination (parameter dest, default the last node, D): the other nodes request routes
+//     to it, as in a network with one gateway. A loop is a cycle of next hops towards one
+//     destination. A request for another destination makes routes to it, which no rule about
+//     routes to D reads, and routes back to its originator, which requests for D make as well;
+//     the only route to D it can change is a one-hop route made by hearing D, which cannot be on
+//     a loop. Routes to the requesting nodes still form (replies travel back on them), and the
+//     invariants check them too.
+//   - Route timeouts and link failures are events only where they matter: a node's valid route to
+//     the destination times out, and a node's link fails where its valid route to the destination
+//     uses it (the failure then invalidates every route through that neighbour, and sends RERRs,
+//     as it would). Routes to the requesters never time out or break on their own; a reply that
+//     cannot travel back is what that would cause, and a lost reply is modelled.
+//   - Time is abstract (thesis, section 4.5): the clock is constant, timeouts are events, and
+//     after every event the harness sets the time fields of the state (route and seen-RREQ expiry
+//     times, the end of a reboot wait, an RREP's lifetime) to zero. Under a constant clock they
+//     decide nothing (only Tick reads them, and the model does not call it); they only flow into
+//     one another, so states that differ in them alone behave alike, and merging them is exact.
+//   - A broadcast is one packet in the air, heard by one neighbour (parameter hear, see Air), as
+//     we read the thesis's single shared queue. With one copy per neighbour (copies) and the bound
+//     of 3, a broadcast of 4 nodes reaches the last node only through an empty air, so no route
+//     request can reach D while the stale RERR is in flight, and the loop is unreachable.
+//   - A node requests a route again only once its previous RREQ is out of the air: RFC 3561
+//     section 6.3 retries a discovery after NET_TRAVERSAL_TIME, when the flood is over. A late
+//     reply may still be in flight.
+//   - Bounds, as the thesis cut states beyond bounds: each node originates at most rreq RREQs,
+//     all nodes together at most requests; the destination's sequence number, and every one held
+//     or carried for it, is at most seq; and the environment injects at most faults faults, a
+//     fault being a lost packet, a route timeout or a link failure.
 
 // ModelConfig bounds the model, as the thesis bounds its state space (section 4.5).
 type ModelConfig struct {
 	Nodes     int  // 2 to 4, fully connected
-	Queue     int  // the network holds at most this many messages
-	MaxSeq    int  // states with a larger sequence number anywhere are cut
-	MaxRREQ   int  // states with a larger RREQ id are cut
+	Queue     int  // the air holds at most this many packets (a broadcast is one)
+	Dest      int  // the destination the others request routes to; -1: each node to every other
+	MaxSeq    int  // states with a larger sequence number of a destination are cut
+	MaxRREQ   int  // each node originates at most this many RREQs (ids 1 to MaxRREQ)
+	Requests  int  // all nodes together originate at most this many RREQs; -1: no bound
+	Faults    int  // at most this many lost packets, route timeouts and link failures; -1: no bound
+	Hear      int  // at most this many neighbours hear one broadcast (see Air)
+	Copies    bool // a broadcast is one copy per neighbour instead of one packet in the air
 	AllocFail bool // a message buffer allocation may fail
 	SendFail  bool // a send may fail at the interface
 	Order     bool // check the loop-freedom partial order on every next-hop pair
@@ -25,60 +66,77 @@ type ModelConfig struct {
 	Bug       bool // the specification's unguarded RERR rule
 }
 
-// System is the checked system: the routers and the network between them.
+// System is the checked system: the routers, the air between them, and the faults injected.
 type System struct {
 	Routers []*Router
-	Net     *env.Network[Message]
+	Air     *Air
+	Faults  *Faults
 	cfg     ModelConfig
+	dests   []NodeID // the destinations routes are requested to
 }
 
-// NewModel builds the AODV model of the thesis: nodes running the router, an unordered bounded
-// network that may lose messages, and the events of Table 4.1.
+// Faults counts the faults the environment has injected: lost packets, route timeouts and link
+// failures. It is state, so that the budget (ModelConfig.Faults) bounds every run.
+type Faults struct {
+	Injected int
+}
+
+// NewModel builds the AODV model of the thesis (section 4.4): nodes running the router, one
+// bounded unordered channel that may lose packets, and the events of Table 4.1, shaped and bounded
+// as the comment at the top of this file says.
 func NewModel(name string, cfg ModelConfig) *cmc.Model {
-	s := &System{cfg: cfg, Net: &env.Network[Message]{Bound: cfg.Queue, Loss: true}}
+	s := &System{cfg: cfg, Air: &Air{Bound: cfg.Queue, Hear: cfg.Hear, Copies: cfg.Copies}, Faults: &Faults{}}
 	m := cmc.NewModel(name)
-	m.Environment("net", s.Net)
+	m.Environment("net", s.Air)
+	m.Environment("faults", s.Faults)
+	for i := range cfg.Nodes {
+		s.Air.Nodes = append(s.Air.Nodes, NodeID(i))
+		if cfg.Dest < 0 || cfg.Dest == i {
+			s.dests = append(s.dests, NodeID(i))
+		}
+	}
 	for i := range cfg.Nodes {
 		id := NodeID(i)
-		s.Net.Names = append(s.Net.Names, id.String())
 		r := New(id, Config{SpecRERRBug: cfg.Bug}, &link{s: s, from: id}, constClock{}, &alloc{fail: cfg.AllocFail})
 		s.Routers = append(s.Routers, r)
 		p := m.Process(id.String(), r)
-		for d := range cfg.Nodes {
-			dest := NodeID(d)
+		for _, dest := range s.dests {
 			if dest == id {
 				continue
 			}
-			// Table 4.1: a node with an invalid or no route initiates a route request.
-			p.On("request "+dest.String(), func() { r.RequestRoute(dest) },
-				cmc.When(func() bool { _, ok := r.NextHop(dest); return !ok && !r.Waiting() }))
+			// Table 4.1: a node with an invalid or no route initiates a route request, within the
+			// bounds, and once its last flood is over.
+			p.On("request "+dest.String(), func() { defer s.after(r, s.before(r)); r.RequestRoute(dest) },
+				cmc.When(func() bool { return s.mayRequest(r, dest) }))
 			// A valid route times out (time is abstract: the clock is a constant).
-			p.On("timeout "+dest.String(), func() { r.ExpireRoute(dest) },
-				cmc.When(func() bool { _, ok := r.NextHop(dest); return ok }))
+			p.On("timeout "+dest.String(), func() { defer s.after(r, s.before(r)); s.fault(); r.ExpireRoute(dest) },
+				cmc.When(func() bool { _, ok := r.NextHop(dest); return ok && s.mayFault() }))
 		}
 		// A pending message is received (which one, and whether it is lost, are choices).
 		p.On("receive", func() {
-			pk, ok := s.Net.Receive(int(id))
-			if !ok {
+			defer s.after(r, s.before(r))
+			pk, ok := s.Air.Receive(id, s.mayFault())
+			if !ok { // lost: the event is enabled only when a packet for id is in the air
+				s.fault()
 				return
 			}
-			err := r.Receive(NodeID(pk.From), pk.Msg)
+			err := r.Receive(pk.From, pk.Msg)
 			cmc.Assert(err == nil, "%v", err)
-		}, cmc.When(func() bool { return s.Net.Waiting(int(id)) }))
+		}, cmc.When(func() bool { return s.Air.Waiting(id) }))
 		for n := range cfg.Nodes {
 			nb := NodeID(n)
-			if nb == id {
-				continue
+			if nb == id || !slices.ContainsFunc(s.dests, func(d NodeID) bool { return d != id }) {
+				continue // a destination without routes to other destinations has no link to lose
 			}
-			// A link failure is detected (only where a route uses the link: elsewhere it changes nothing).
-			p.On("link to "+nb.String()+" fails", func() { r.LinkBroken(nb) },
-				cmc.When(func() bool { return s.routesVia(r, nb) }))
+			// A link failure is detected, where a route to a destination uses the link.
+			p.On("link to "+nb.String()+" fails", func() { defer s.after(r, s.before(r)); s.fault(); r.LinkBroken(nb) },
+				cmc.When(func() bool { return s.routesVia(r, nb, true) && s.mayFault() }))
 		}
 		if cfg.Reboot {
-			p.On("reboot", func() { r.Reboot() })
+			p.On("reboot", func() { defer s.after(r, s.before(r)); r.Reboot() })
 			// DELETE_PERIOD after a reboot runs out: only once no one routes through the node and
 			// nothing it sent before is in flight, the RFC's timing argument (section 6.13).
-			p.On("reboot wait ends", func() { r.EndRebootWait() },
+			p.On("reboot wait ends", func() { defer s.after(r, s.before(r)); r.EndRebootWait() },
 				cmc.When(func() bool { return r.Waiting() && s.forgotten(id) }))
 		}
 	}
@@ -94,23 +152,106 @@ func init() {
 	}{{"AODVSpecBug", true}, {"AODV", false}} {
 		cmc.Register(v.name, func(p *cmc.Params) *cmc.Model {
 			cfg := ModelConfig{
-				Nodes: p.Int("nodes", 4), Queue: p.Int("queue", 3), MaxSeq: p.Int("seq", 3), MaxRREQ: p.Int("rreq", 2),
-				AllocFail: p.Bool("allocfail", false), SendFail: p.Bool("sendfail", false), Order: p.Bool("order", !v.bug), Reboot: p.Bool("reboot", false), Bug: v.bug,
+				Nodes: p.Int("nodes", 4), Queue: p.Int("queue", 3),
+				MaxSeq: p.Int("seq", 1), MaxRREQ: p.Int("rreq", 2), Requests: p.Int("requests", 3),
+				Faults: p.Int("faults", 1), Hear: p.Int("hear", 1), Copies: p.Bool("copies", false),
+				AllocFail: p.Bool("allocfail", false), SendFail: p.Bool("sendfail", false),
+				Order: p.Bool("order", !v.bug), Reboot: p.Bool("reboot", false), Bug: v.bug,
 			}
-			if cfg.Nodes < 2 || cfg.Nodes > 4 {
+			cfg.Dest = p.Int("dest", cfg.Nodes-1)
+			switch {
+			case cfg.Nodes < 2 || cfg.Nodes > 4:
 				p.Fail("parameter nodes=%d: the model has 2 to 4 nodes", cfg.Nodes)
-			}
-			if cfg.Queue < 1 {
-				p.Fail("parameter queue=%d: the network must hold at least one message", cfg.Queue)
+			case cfg.Queue < 1:
+				p.Fail("parameter queue=%d: the air must hold at least one packet", cfg.Queue)
+			case cfg.Dest < -1 || cfg.Dest >= cfg.Nodes:
+				p.Fail("parameter dest=%d: a node from 0 to %d, or -1 for every node", cfg.Dest, cfg.Nodes-1)
+			case cfg.Hear < 1:
+				p.Fail("parameter hear=%d: at least one neighbour hears a broadcast", cfg.Hear)
+			case cfg.Requests < -1 || cfg.Faults < -1:
+				p.Fail("parameters requests=%d, faults=%d: a bound, or -1 for none", cfg.Requests, cfg.Faults)
 			}
 			return NewModel(v.name, cfg)
 		})
 	}
 }
 
-// String names nodes A, B, C... as the thesis's figures do.
+// before and after bracket every event of router r (after is deferred, so it runs even when the
+// event fails): after abstracts the time fields away and, when a trace is being recorded, notes
+// each route entry the event changed, so that a trace says in one line per entry what a step did
+// to the node's table. before returns the table as it was, only when notes are recorded.
+func (s *System) before(r *Router) []Route {
+	if !cmc.Noting() {
+		return nil
+	}
+	return r.Routes()
+}
+
+func (s *System) after(r *Router, before []Route) {
+	r.untimed()
+	if !cmc.Noting() {
+		return
+	}
+	for _, rt := range r.routes {
+		i := slices.IndexFunc(before, func(b Route) bool { return b.Dest == rt.Dest })
+		if i < 0 || before[i].String() != rt.String() {
+			cmc.Record(cmc.Note{Kind: "route", Msg: rt.String()})
+		}
+	}
+	for _, b := range before {
+		if r.route(b.Dest) == nil {
+			cmc.Record(cmc.Note{Kind: "route", Msg: b.Dest.String() + " forgotten"})
+		}
+	}
+}
+
+// untimed sets the router's time fields to zero. Under the model's constant clock they decide
+// nothing (see the top of this file), and their values would only multiply states that behave
+// alike. An RREP's lifetime is zeroed on the wire, by onWire.
+func (r *Router) untimed() {
+	for i := range r.routes {
+		r.routes[i].Expiry = 0
+	}
+	for i := range r.seen {
+		r.seen[i].Expiry = 0
+	}
+	r.waitEnd = 0
+}
+
+// mayRequest is the enabling condition of r's route request for dest: no valid route, not
+// waiting after a reboot, RREQ ids left (the node's and the network's), and none of r's RREQs
+// still in the air (RFC 3561 section 6.3 retries after the flood is over).
+func (s *System) mayRequest(r *Router, dest NodeID) bool {
+	if _, ok := r.NextHop(dest); ok || r.Waiting() || int(r.rreqID) >= s.cfg.MaxRREQ {
+		return false
+	}
+	if s.cfg.Requests >= 0 {
+		n := 0
+		for _, o := range s.Routers {
+			n += int(o.rreqID)
+		}
+		if n >= s.cfg.Requests {
+			return false
+		}
+	}
+	for _, p := range s.Air.Pending {
+		if p.Msg.Type == TypeRREQ && p.Msg.Orig == r.id {
+			return false
+		}
+	}
+	return true
+}
+
+// mayFault reports whether the fault budget allows one more fault; fault spends one.
+func (s *System) mayFault() bool { return s.cfg.Faults < 0 || s.Faults.Injected < s.cfg.Faults }
+func (s *System) fault()         { s.Faults.Injected++ }
+
+// String names nodes A, B, C... as the thesis's figures do, and the broadcast address "*".
 func (n NodeID) String() string {
-	if n < 26 {
+	switch {
+	case n == Everyone:
+		return "*"
+	case n < 26:
 		return string(rune('A' + n))
 	}
 	return fmt.Sprintf("N%d", uint8(n))
@@ -126,35 +267,27 @@ func (l *link) Send(to NodeID, m Message) error {
 	if env.Fail(l.s.cfg.SendFail, "send") {
 		return errors.New("send failed")
 	}
-	return l.s.Net.Send(int(l.from), int(to), onWire(m))
+	return l.s.Air.Send(l.from, to, onWire(m))
+}
+
+// Broadcast sends m to all the other nodes: one packet in the air (see Air).
+func (l *link) Broadcast(m Message) error {
+	if env.Fail(l.s.cfg.SendFail, "broadcast") {
+		return errors.New("broadcast failed")
+	}
+	return l.s.Air.Broadcast(l.from, onWire(m))
 }
 
 // onWire is what the receiver gets: the message as it crosses a real network, through the RFC's
-// packet format. A message the router cannot encode is a malformed message (Table 4.2).
+// packet format. A message the router cannot encode is a malformed message (Table 4.2). An RREP's
+// lifetime is a time field, abstracted to zero like the others (see untimed).
 func onWire(m Message) Message {
 	b, err := Marshal(m)
 	cmc.Assert(err == nil, "router sent a message it cannot encode: %v: %v", m, err)
 	out, err := Unmarshal(b)
 	cmc.Assert(err == nil, "router sent a message that does not decode: %v: %v", m, err)
+	out.Lifetime = 0
 	return out
-}
-
-// Broadcast is one copy per neighbour on the fully connected network; a copy that does not fit
-// in the network is lost.
-func (l *link) Broadcast(m Message) error {
-	if env.Fail(l.s.cfg.SendFail, "broadcast") {
-		return errors.New("broadcast failed")
-	}
-	sent := 0
-	for i := range l.s.Routers {
-		if NodeID(i) != l.from && l.s.Net.Send(int(l.from), i, onWire(m)) == nil {
-			sent++
-		}
-	}
-	if sent == 0 {
-		return env.ErrFull
-	}
-	return nil
 }
 
 // constClock is the thesis's constant clock: timeouts are events, not time.
@@ -172,9 +305,11 @@ func (a *alloc) NewMessage() (*Message, error) {
 	return new(Message), nil
 }
 
-func (s *System) routesVia(r *Router, nb NodeID) bool {
-	for _, rt := range r.Routes() {
-		if rt.Valid && rt.NextHop == nb {
+// routesVia reports whether router r has a valid route whose next hop is nb: to one of the
+// model's destinations when toDests is set, to anyone otherwise.
+func (s *System) routesVia(r *Router, nb NodeID, toDests bool) bool {
+	for _, rt := range r.routes {
+		if rt.Valid && rt.NextHop == nb && (!toDests || slices.Contains(s.dests, rt.Dest)) {
 			return true
 		}
 	}
@@ -186,37 +321,55 @@ func (s *System) routesVia(r *Router, nb NodeID) bool {
 // request it sent before the reboot would teach it a route it has no right to).
 func (s *System) forgotten(id NodeID) bool {
 	for _, r := range s.Routers {
-		if r.ID() != id && s.routesVia(r, id) {
+		if r.ID() != id && s.routesVia(r, id, false) {
 			return false
 		}
 	}
-	for _, p := range s.Net.Pending {
-		if p.From == int(id) || p.To == int(id) {
+	for _, p := range s.Air.Pending {
+		if p.From == id || p.hears(id) {
 			return false
 		}
 	}
 	return true
 }
 
-// withinBounds cuts states beyond the sequence number and RREQ id bounds, as the thesis did.
+// withinBounds cuts states beyond the bounds, as the thesis did. MaxRREQ bounds every node's RREQ
+// id (the request event also stops there), and with it the own sequence number of a node that is
+// no destination: each request increments both. MaxSeq bounds the sequence numbers of the
+// destinations: their own, and every one held or carried for them. Sequence numbers of routes to
+// the requesters need no bound of their own: they never exceed the requester's own number by more
+// than the one increment of an invalidation.
 func (s *System) withinBounds() bool {
-	ok := func(seq uint32) bool { return int(seq) <= s.cfg.MaxSeq }
+	ok := func(dest NodeID, seq uint32) bool {
+		return int(seq) <= s.cfg.MaxSeq || !slices.Contains(s.dests, dest)
+	}
 	for _, r := range s.Routers {
-		if !ok(r.OwnSeq()) || int(r.RREQID()) > s.cfg.MaxRREQ {
+		if !ok(r.id, r.seq) || int(r.rreqID) > s.cfg.MaxRREQ {
 			return false
 		}
-		for _, rt := range r.Routes() {
-			if !ok(rt.Seq) {
+		for _, rt := range r.routes {
+			if !ok(rt.Dest, rt.Seq) {
 				return false
 			}
 		}
 	}
-	for _, p := range s.Net.Pending {
-		if !ok(p.Msg.DestSeq) || !ok(p.Msg.OrigSeq) || int(p.Msg.RREQID) > s.cfg.MaxRREQ {
+	for i := range s.Air.Pending {
+		m := &s.Air.Pending[i].Msg
+		if int(m.RREQID) > s.cfg.MaxRREQ {
 			return false
 		}
-		for _, u := range p.Msg.Unreachable {
-			if !ok(u.Seq) {
+		switch m.Type {
+		case TypeRREQ:
+			if !ok(m.Dest, m.DestSeq) || !ok(m.Orig, m.OrigSeq) {
+				return false
+			}
+		case TypeRREP:
+			if !ok(m.Dest, m.DestSeq) {
+				return false
+			}
+		}
+		for _, u := range m.Unreachable {
+			if !ok(u.Dest, u.Seq) {
 				return false
 			}
 		}
