@@ -6,8 +6,8 @@
 //
 // Run: cd test/dap && npm ci && node --test
 //
-// The story runs on the relay test model (internal/dap/testdata/relay). It runs on AODV
-// (examples/aodv, AODVSpecBug) too when CMC_DAP_AODV=1: its check takes minutes today.
+// The story runs on the relay test model (internal/dap/testdata/relay), and on AODV
+// (examples/aodv, AODVSpecBug: its breadth-first check takes about 25 s) unless CMC_DAP_AODV=0.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -38,7 +38,7 @@ const stories = [
     timeout: 120_000,
   },
 ];
-if (process.env.CMC_DAP_AODV === '1') {
+if (process.env.CMC_DAP_AODV !== '0') {
   stories.push({
     name: 'aodv',
     program: path.join(repo, 'examples/aodv'),
