@@ -266,6 +266,19 @@ async function scenario() {
     }
   }
   log('inline values after Step Back:', sawInline ? (await inline.allInnerTexts()).map((t) => t.trim()).join(' / ') : '(none)');
+  let steppedIn = false;
+  if (!sawInline) {
+    // The step's Choose calls are in another file than its handler (AODV: air.go): Step Into
+    // stops at the next step's first Choose call, which opens its file with the value inline.
+    await page.locator('.debug-toolbar [aria-label^="Step Into"]').click();
+    try {
+      await inline.first().waitFor({ state: 'visible', timeout: 15000 });
+      sawInline = steppedIn = true;
+      log('inline values after Step Into:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
+    } catch {
+      // reported below
+    }
+  }
   await shot('step-back-inline-choose');
   assert.ok(sawInline, 'an inline "Choose → v of n" value is shown in the editor');
 
@@ -280,14 +293,23 @@ async function scenario() {
   await shot('hover-choose-history');
   await page.mouse.move(5, 500);
   await page.keyboard.press('Escape');
+  if (steppedIn) {
+    // Back to where Step Back left the debugger, for the checks that follow.
+    await page.locator('.debug-toolbar [aria-label^="Step Back"]').click();
+    await page.waitForFunction((s) => {
+      const steps = [...document.querySelectorAll('.debug-call-stack .monaco-list-row')].map((r) => /#(\d+) /.exec(r.textContent ?? '')).filter(Boolean).map((m) => Number(m[1]));
+      return steps.length > 0 && Math.max(...steps) === s - 1;
+    }, stopStep, { timeout: 20000 });
+  }
 
-  // A Choose call in another file of the step (channel.go) shows its value there too, as a
-  // decoration: VS Code asks for inline values only in the stopped frame's file.
+  // A Choose call in another file of the step (channel.go; AODV's air.go) shows its value there
+  // too, as a decoration: VS Code asks for inline values only in the stopped frame's file.
+  const otherFile = configName === 'Check AODV' ? 'air.go' : 'channel.go';
   await page.keyboard.press('Control+P');
   const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
   await quickOpen.waitFor({ state: 'visible' });
-  await quickOpen.fill('channel.go');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'channel.go' }).first().waitFor({ state: 'visible' });
+  await quickOpen.fill(otherFile);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: otherFile }).first().waitFor({ state: 'visible' });
   await quickOpen.press('Enter');
   let decorations = [];
   for (let i = 0; i < 20 && decorations.length === 0; i++) {
@@ -296,9 +318,9 @@ async function scenario() {
       .map((e) => getComputedStyle(e, '::after').content)
       .filter((c) => c.includes('Choose')));
   }
-  log('decorations in channel.go:', decorations.join(' / ') || '(none)');
+  log(`decorations in ${otherFile}:`, decorations.join(' / ') || '(none)');
   await shot('choose-in-other-file');
-  assert.ok(decorations.some((d) => /Choose → \d+ of \d+/.test(d)), 'the Choose in channel.go shows its value');
+  assert.ok(decorations.some((d) => /Choose → \d+ of \d+/.test(d)), `the Choose in ${otherFile} shows its value`);
 
   // The views panel (opened beside the editor on the first stop, cmc.views.openOnStop).
   const tab = page.locator('.tab', { hasText: 'CMC Views' });
