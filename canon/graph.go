@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 )
 
 // A Graph is the heap of a state as the debugger shows it: objects in canonical, breadth-first visit
@@ -220,19 +219,7 @@ func Render(v reflect.Value) string {
 	if s, ok := stringer(v); ok {
 		return s
 	}
-	switch v.Kind() {
-	case reflect.String:
-		return strconv.Quote(v.String())
-	case reflect.Bool:
-		return strconv.FormatBool(v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(v.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return strconv.FormatUint(v.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
+	return keyString(v)
 }
 
 var stringerType = reflect.TypeFor[fmt.Stringer]()

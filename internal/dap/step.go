@@ -44,10 +44,9 @@ func describe(reason string, p position) string {
 	return fmt.Sprintf("Step %d", p.Step)
 }
 
-func (s *Session) onNext(req *dap.NextRequest) {
-	if !s.requireStop(&req.Request) {
-		return
-	}
+// endOfStep is where next and step out go: the end of the step the session is inside, or else the
+// end of the next step (the trace's end stays where it is).
+func (s *Session) endOfStep() position {
 	p := s.pos
 	switch {
 	case p.inside():
@@ -55,6 +54,14 @@ func (s *Session) onNext(req *dap.NextRequest) {
 	case p.Step < s.tr.len():
 		p = after(p.Step + 1)
 	}
+	return p
+}
+
+func (s *Session) onNext(req *dap.NextRequest) {
+	if !s.requireStop(&req.Request) {
+		return
+	}
+	p := s.endOfStep()
 	s.send(&dap.NextResponse{Response: response(&req.Request)})
 	s.stopAt(p, "step", s.endText(p), nil)
 }
@@ -72,13 +79,7 @@ func (s *Session) onStepOut(req *dap.StepOutRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
-	p := s.pos
-	switch {
-	case p.inside():
-		p = after(p.Step)
-	case p.Step < s.tr.len():
-		p = after(p.Step + 1)
-	}
+	p := s.endOfStep()
 	s.send(&dap.StepOutResponse{Response: response(&req.Request)})
 	s.stopAt(p, "step", s.endText(p), nil)
 }
