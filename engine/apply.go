@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cmc-go/cmc/canon"
 
@@ -96,8 +97,14 @@ func stepOf(ev *cmc.Event, out Outcome) Step {
 type Note = cmc.Note
 
 // record builds the full trace along a path of (event, values) from init: it re-runs every step
-// with notes on, filling in Choose sites, notes and state hashes.
-func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, error) {
+// with notes on, filling in Choose sites, notes, state hashes and changes. each, when set, is
+// called before every step (the worker's watchdog counts them: recording a long walk is work, not
+// a hang).
+//
+// A step's changes are a diff of the components its event touches only: the others are the same
+// bytes, so their leaves are kept from step to step. Components share no objects (each is
+// decoded on its own), so a component's leaves are the same alone as in the whole state.
+func (mc *Machine) record(init State, path []pathStep, each func(event int)) (*Trace, State, Outcome, error) {
 	t := &Trace{Model: mc.Def.Name, InitHash: Hash(mc.Hash(init))}
 	for _, c := range mc.Def.Components {
 		if c.Shared {
@@ -106,12 +113,18 @@ func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, 
 	}
 	s := init
 	var out Outcome
-	leaves, err := mc.Leaves(s)
-	if err != nil {
+	if err := mc.Load(s); err != nil {
 		return nil, nil, out, err
 	}
-	t.Init = leaves
+	comps := make([][]canon.Leaf, len(mc.Def.Components))
+	for i := range comps {
+		comps[i] = mc.componentLeaves(i)
+		t.Init = append(t.Init, comps[i]...)
+	}
 	for i, p := range path {
+		if each != nil {
+			each(p.event)
+		}
 		ev := mc.Def.Events[p.event]
 		if err := mc.Load(s); err != nil {
 			return nil, nil, out, err
@@ -130,16 +143,40 @@ func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, 
 			return nil, nil, out, err
 		}
 		st.Hash = Hash(mc.Hash(next))
-		after, err := mc.Leaves(next)
-		if err != nil {
+		if err := mc.Load(next); err != nil {
 			return nil, nil, out, err
 		}
-		st.Changes = canon.Diff(leaves, after)
-		leaves = after
+		st.Changes = mc.diffTouched(comps, ev.Touches)
 		t.Steps = append(t.Steps, st)
 		s = next
 	}
 	return t, s, out, nil
+}
+
+// diffTouched replaces the kept leaves of the touched components with the loaded state's and
+// returns the changes in canon.Diff's order for the whole state: added and changed paths in
+// order, then removed ones.
+func (mc *Machine) diffTouched(comps [][]canon.Leaf, touched []int) []canon.Change {
+	touched = slices.Sorted(slices.Values(touched))
+	var changes, removed []canon.Change
+	for _, i := range touched {
+		after := mc.componentLeaves(i)
+		for _, c := range canon.Diff(comps[i], after) {
+			if c.Kind == "removed" {
+				removed = append(removed, c)
+			} else {
+				changes = append(changes, c)
+			}
+		}
+		comps[i] = after
+	}
+	return append(changes, removed...)
+}
+
+// componentLeaves flattens component i of the loaded state.
+func (mc *Machine) componentLeaves(i int) []canon.Leaf {
+	c := mc.Def.Components[i]
+	return canon.NewGraph([]canon.Root{{Name: c.Name, V: c.Root}}).Leaves()
 }
 
 // pathStep is a step as the search stores it: an event index and Choose values.
