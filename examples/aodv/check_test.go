@@ -201,6 +201,49 @@ func TestThreeNodesLooseBounds(t *testing.T) {
 	wantCount(t, "transitions", res.Transitions, 5519544)
 }
 
+// TestLongWalkForgetsFloods: without bounds on requests, faults and sequence numbers, a random
+// walk goes on as long as asked; with forget, seen RREQs are forgotten once their flood is over
+// (an event of each router, taken when the walk picks it), so the routers' seen lists stay a few
+// entries long instead of growing with every request. The replay benchmarks walk this model
+// 100,000 steps.
+func TestLongWalkForgetsFloods(t *testing.T) {
+	params := map[string]string{"requests": "-1", "faults": "-1", "seq": "1000000", "rreq": "1000000"}
+	most := func(forget string) int {
+		params["forget"] = forget
+		res, _ := check(t, "AODV", params, engine.Options{Search: "random", Steps: 5000, Seed: 1, Keep: true})
+		if len(res.Violations) > 0 || len(res.Walk.Steps) != 5000 {
+			t.Fatalf("forget=%s: %d violations, a walk of %d steps; want 5000 steps, no violation", forget, len(res.Violations), len(res.Walk.Steps))
+		}
+		state := map[string]string{}
+		for _, l := range res.Walk.Init {
+			state[l.Path] = l.Value
+		}
+		most := 0
+		for _, st := range res.Walk.Steps {
+			for _, c := range st.Changes {
+				if c.Kind == "removed" {
+					delete(state, c.Path)
+				} else {
+					state[c.Path] = c.New
+				}
+			}
+			seen := 0
+			for p := range state {
+				if strings.HasSuffix(p, ".ID") && strings.Contains(p, ".seen[") {
+					seen++
+				}
+			}
+			most = max(most, seen)
+		}
+		return most
+	}
+	forgetting, remembering := most("true"), most("false")
+	t.Logf("the routers remembered up to %d RREQs together with forget, %d without", forgetting, remembering)
+	if forgetting > 40 || remembering < 10*forgetting {
+		t.Errorf("up to %d RREQs remembered with forget, %d without; want at most 40 with, and 10 times as many without", forgetting, remembering)
+	}
+}
+
 // TestModelParameters: the parameters the issue and docs/aodv.md name, their defaults, and
 // refusals of values the model cannot take.
 func TestModelParameters(t *testing.T) {

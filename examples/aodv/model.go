@@ -63,6 +63,7 @@ type ModelConfig struct {
 	SendFail  bool // a send may fail at the interface
 	Order     bool // check the loop-freedom partial order on every next-hop pair
 	Reboot    bool // nodes may reboot
+	Forget    bool // seen RREQs are forgotten once their flood is over (for long random walks)
 	Bug       bool // the specification's unguarded RERR rule
 }
 
@@ -132,6 +133,13 @@ func NewModel(name string, cfg ModelConfig) *cmc.Model {
 			p.On("link to "+nb.String()+" fails", func() { defer s.after(r, s.before(r)); s.fault(); r.LinkBroken(nb) },
 				cmc.When(func() bool { return s.routesVia(r, nb, true) && s.mayFault() }))
 		}
+		if cfg.Forget {
+			// PATH_DISCOVERY_TIME runs out for the RREQs whose flood is over. Under the bounds the
+			// seen list is bounded and this only adds states; without them (a long random walk)
+			// the list would grow with every request.
+			p.On("path discovery time ends", func() { defer s.after(r, s.before(r)); s.forgetFloods(r) },
+				cmc.When(func() bool { return slices.ContainsFunc(r.seen, s.floodOver) }))
+		}
 		if cfg.Reboot {
 			p.On("reboot", func() { defer s.after(r, s.before(r)); r.Reboot() })
 			// DELETE_PERIOD after a reboot runs out: only once no one routes through the node and
@@ -156,7 +164,8 @@ func init() {
 				MaxSeq: p.Int("seq", 1), MaxRREQ: p.Int("rreq", 2), Requests: p.Int("requests", 3),
 				Faults: p.Int("faults", 1), Hear: p.Int("hear", 1), Copies: p.Bool("copies", false),
 				AllocFail: p.Bool("allocfail", false), SendFail: p.Bool("sendfail", false),
-				Order: p.Bool("order", !v.bug), Reboot: p.Bool("reboot", false), Bug: v.bug,
+				Order: p.Bool("order", !v.bug), Reboot: p.Bool("reboot", false), Forget: p.Bool("forget", false),
+				Bug: v.bug,
 			}
 			cfg.Dest = p.Int("dest", cfg.Nodes-1)
 			switch {
@@ -240,6 +249,22 @@ func (s *System) mayRequest(r *Router, dest NodeID) bool {
 		}
 	}
 	return true
+}
+
+// floodOver reports whether no copy of a seen RREQ is in the air any more.
+func (s *System) floodOver(seen seenRREQ) bool {
+	return !slices.ContainsFunc(s.Air.Pending, func(p Packet) bool {
+		return p.Msg.Type == TypeRREQ && p.Msg.Orig == seen.Orig && p.Msg.RREQID == seen.ID
+	})
+}
+
+// forgetFloods forgets, at r, every seen RREQ whose flood is over.
+func (s *System) forgetFloods(r *Router) {
+	for _, seen := range slices.Clone(r.seen) {
+		if s.floodOver(seen) {
+			r.ExpireRREQ(seen.Orig, seen.ID)
+		}
+	}
 }
 
 // mayFault reports whether the fault budget allows one more fault; fault spends one.
