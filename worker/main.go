@@ -35,11 +35,16 @@ func Main() {
 	debug.SetMaxStack(maxStack)
 	w := &server{out: json.NewEncoder(os.Stdout), pos: openPosition(os.Getenv("CMC_POSITION"))}
 	go w.watchdog()
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<30)
-	for in.Scan() {
+	// A request is one line, up to a whole trace of 100 MB: ReadBytes looks at each byte once,
+	// where a bufio.Scanner would search its whole buffer again after every read from the pipe.
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return // stdin closed: the coordinator is done
+		}
 		var req Request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+		if err := json.Unmarshal(line, &req); err != nil {
 			w.reply(Reply{Done: true, Error: "worker: bad request: " + err.Error()})
 			continue
 		}

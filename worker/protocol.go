@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"encoding/json"
+
 	"github.com/cmc-go/cmc/engine"
 )
 
@@ -14,7 +16,7 @@ type Request struct {
 	// returns its trace instead of running it.
 	Reproduce *Crash `json:"reproduce,omitempty"`
 	// Args carries the arguments of registered ops.
-	Args []byte `json:"args,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"` // JSON, not base64: a trace can be 100 MB
 }
 
 // CheckOptions are engine.Options as they cross the pipe.
@@ -45,7 +47,7 @@ type Reply struct {
 	Models   []string         `json:"models,omitempty"`
 	Result   *engine.Result   `json:"result,omitempty"`
 	Crash    *Crash           `json:"crash,omitempty"` // the worker is about to exit: a transition hung
-	Data     []byte           `json:"data,omitempty"`  // the result of a registered op
+	Data     json.RawMessage  `json:"data,omitempty"`  // the result of a registered op, JSON
 }
 
 // A Crash says which transition hung or killed the worker.

@@ -23,7 +23,7 @@ type Worker struct {
 	bin    string
 	cmd    *exec.Cmd
 	in     io.WriteCloser
-	out    *bufio.Scanner
+	out    *bufio.Reader // replies, one per line (see worker.Main on why not a bufio.Scanner)
 	stderr *tail
 	pos    string // the position file the worker publishes its running transition in
 	mu     sync.Mutex
@@ -48,8 +48,7 @@ func Start(bin string) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.out = bufio.NewScanner(out)
-	w.out.Buffer(make([]byte, 1<<20), 1<<30)
+	w.out = bufio.NewReaderSize(out, 1<<20)
 	if err := w.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
@@ -88,10 +87,14 @@ func (w *Worker) Call(ctx context.Context, req *worker.Request, progress func(en
 		return nil, w.died(ctx, nil)
 	}
 	var crash *worker.Crash
-	for w.out.Scan() {
+	for {
+		line, err := w.out.ReadBytes('\n')
+		if err != nil {
+			break
+		}
 		var r worker.Reply
-		if err := json.Unmarshal(w.out.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("worker: bad reply %.80q: %w", w.out.Text(), err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("worker: bad reply %.80q: %w", line, err)
 		}
 		switch {
 		case r.Crash != nil:
