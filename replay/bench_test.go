@@ -10,14 +10,19 @@ import (
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	_ "github.com/cmc-go/cmc/examples/aodv" // registers AODV
 )
 
-// The benchmarks replay a 100,000-step random walk of ring (4 nodes, counters mod 7, a network
-// of 4): go test ./replay -run '^$' -bench . -benchtime 2s
+// The benchmarks replay a 100,000-step random walk of the fixed AODV model (examples/aodv: four
+// routers, the air, no bounds on requests, faults or sequence numbers, and seen RREQs forgotten
+// once their flood is over, so the state stays a few hundred leaves):
+// go test ./replay -run '^$' -bench . -benchmem -benchtime 2s
 
 const longSteps = 100_000
 
-var ringParams = map[string]string{"N": "4", "K": "7"}
+const longModel = "AODV"
+
+var longParams = map[string]string{"requests": "-1", "faults": "-1", "seq": "1000000", "rreq": "1000000", "forget": "true"}
 
 var long struct {
 	once sync.Once
@@ -27,7 +32,7 @@ var long struct {
 
 func longTrace(b *testing.B) *engine.Trace {
 	long.once.Do(func() {
-		m, err := cmc.Build("ring", ringParams)
+		m, err := cmc.Build(longModel, longParams)
 		if err != nil {
 			long.err = err
 			return
@@ -50,7 +55,7 @@ func longTrace(b *testing.B) *engine.Trace {
 
 func openLong(b *testing.B) *Session {
 	t := longTrace(b)
-	s, err := Open(build(b, "ring", ringParams), t)
+	s, err := Open(build(b, longModel, longParams), t)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +73,7 @@ func BenchmarkOpen(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		s, err := Open(build(b, "ring", ringParams), t)
+		s, err := Open(build(b, longModel, longParams), t)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -197,5 +202,31 @@ func BenchmarkView(b *testing.B) {
 		if _, err := s.View(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkWalk is the random walk that makes the long trace, per step: searching alone, and
+// searching then recording the trace (notes, state hashes and each step's changes), as
+// cmcdap check -search random -keep does.
+func BenchmarkWalk(b *testing.B) {
+	const steps = 10_000
+	for _, keep := range []bool{false, true} {
+		name := "search"
+		if keep {
+			name = "search+record"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := engine.Check(context.Background(), build(b, longModel, longParams), engine.Options{Search: "random", Steps: steps, Keep: keep, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Depth != steps {
+					b.Fatalf("the walk stopped after %d steps", res.Depth)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+		})
 	}
 }
