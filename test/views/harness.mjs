@@ -22,6 +22,7 @@ export function median(xs) {
 
 export class Views {
   outDir = join(here, "out");
+  repoDir = repo;
   servers = [];
   pages = [];
 

@@ -3,10 +3,12 @@
 //
 //	go run ./test/views/gen -db /tmp/views.db
 //
-// It stores three traces: "bfs", the shortest violation the checker finds; "tour", a violation
+// It stores four traces: "bfs", the shortest violation the checker finds; "tour", a violation
 // reached through a lost and a duplicated message (so the chart has arrows of every kind),
-// recorded step by step from chosen Choose values; and "big", the violation with 100 padding
-// objects per node (a heap of about 320 objects, for the timing of the heap graph).
+// recorded step by step from chosen Choose values; "big", the violation with 100 padding
+// objects per node (a heap of about 320 objects, for the timing of the heap graph); and "aodv",
+// the routing loop of examples/aodv's AODVSpecBug as depth-first search finds it (20 steps, in
+// about a second; breadth-first search's 16-step loop takes 20 s to find).
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
+	_ "github.com/cmc-go/cmc/examples/aodv" // registers AODVSpecBug
 	"github.com/cmc-go/cmc/store"
 	_ "github.com/cmc-go/cmc/test/views/model" // registers ViewsDemo
 )
@@ -50,7 +53,7 @@ func run(path string) error {
 		{"bfs", map[string]string{"nodes": "3"}},
 		{"big", map[string]string{"nodes": "3", "pad": "100"}},
 	} {
-		t, err := check(c.params)
+		t, err := check("ViewsDemo", c.params, engine.Options{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -65,16 +68,22 @@ func run(path string) error {
 	if ids["tour"], err = st.AddTrace(0, t, time.Time{}); err != nil {
 		return err
 	}
+	if t, err = check("AODVSpecBug", nil, engine.Options{Search: "dfs", MaxDepth: 200}); err != nil {
+		return fmt.Errorf("aodv: %w", err)
+	}
+	if ids["aodv"], err = st.AddTrace(0, t, time.Time{}); err != nil {
+		return err
+	}
 	return json.NewEncoder(os.Stdout).Encode(ids)
 }
 
-// check runs a breadth-first check and returns its violation.
-func check(params map[string]string) (*engine.Trace, error) {
-	m, err := cmc.Build("ViewsDemo", params)
+// check checks a model and returns its first violation.
+func check(model string, params map[string]string, opts engine.Options) (*engine.Trace, error) {
+	m, err := cmc.Build(model, params)
 	if err != nil {
 		return nil, err
 	}
-	res, err := engine.Check(context.Background(), m, engine.Options{})
+	res, err := engine.Check(context.Background(), m, opts)
 	if err != nil {
 		return nil, err
 	}
