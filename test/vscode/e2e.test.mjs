@@ -217,6 +217,46 @@ test(`${configName}: stop on the violation, step back, Choose values, trees and 
   }
 });
 
+// The first thing a user does, with no configuration written: CMC: Check This Package (what F5
+// with no launch.json runs) on the AODV example. It registers two models, so the extension asks
+// which (cmcdap models); the check then stops on the routing loop.
+test('Check This Package on examples/aodv: pick the model, stop on the routing loop', { timeout: 240000 }, async () => {
+  try {
+    await checkThisPackage();
+  } catch (e) {
+    await shot('failure').catch(() => {});
+    throw e;
+  }
+});
+
+async function checkThisPackage() {
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 }); // the first test stopped its session
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
+  await quickOpen.waitFor({ state: 'visible' });
+  await quickOpen.fill(path.join(repo, 'examples', 'aodv', 'model.go'));
+  await page.waitForTimeout(500);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'model.go' }).first().click();
+  await page.locator('.tab.active', { hasText: 'model.go' }).waitFor({ state: 'visible', timeout: 10000 });
+  await command('CMC: Check This Package');
+  const pick = page.locator('.quick-input-widget .monaco-list-row');
+  await pick.filter({ hasText: 'AODVSpecBug' }).first().waitFor({ state: 'visible', timeout: 120000 });
+  const offered = (await pick.allInnerTexts()).map((t) => t.trim());
+  log('models offered:', offered.join(' / '));
+  assert.deepEqual(offered, ['AODV', 'AODVSpecBug']);
+  await shot('pick-model');
+  await pick.filter({ hasText: 'AODVSpecBug' }).first().click();
+  await stopOrError();
+  await page.waitForTimeout(1500);
+  const step = await topStep();
+  const reason = (await page.locator('.zone-widget .exception-widget').allInnerTexts()).join(' ').replace(/\s+/g, ' ');
+  log('Check This Package stopped at step', step, '|', reason);
+  assert.equal(step, 16, 'the shortest routing loop has 16 steps');
+  assert.match(reason, /routing loop towards D: A -> B -> A/);
+  await shot('check-this-package-stopped');
+  await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click();
+}
+
 async function scenario() {
   log('starting', configName);
   await startDebugging(configName);

@@ -129,6 +129,36 @@ export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved
 }
 
 /**
+ * chooseModel fills in "model" for a launch that checks a package and names none (F5 with no
+ * launch.json): the package's only model, or the one pick returns when it registers several
+ * (examples/aodv has AODV and AODVSpecBug). It resolves to undefined when the user cancels the
+ * pick. When list fails (the package does not build, say) the launch goes on without a model and
+ * cmcdap says what is wrong.
+ */
+export async function chooseModel(
+  config: LaunchConfig,
+  list: (program: string) => Promise<string[]>,
+  pick: (models: string[]) => Promise<string | undefined>,
+): Promise<LaunchConfig | undefined> {
+  if (config.model !== undefined || config.trace !== undefined || config.bookmark !== undefined || typeof config.program !== 'string') {
+    return config;
+  }
+  const models = await list(config.program).catch(() => [] as string[]);
+  if (models.length === 1) return { ...config, model: models[0] };
+  if (models.length < 2) return config;
+  const model = await pick(models);
+  return model === undefined ? undefined : { ...config, model };
+}
+
+/** modelNames checks the output of `cmcdap models -json`: an array of names. */
+export function modelNames(out: unknown): string[] {
+  if (!Array.isArray(out) || !out.every((m) => typeof m === 'string')) {
+    throw new Error(`cmcdap models -json: want a list of model names, got ${JSON.stringify(out).slice(0, 80)}`);
+  }
+  return out;
+}
+
+/**
  * A launch that opens a stored trace. program is optional: with it, cmcdap can re-run the trace
  * for heap graphs.
  */

@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AdapterFound, findCmcdap } from './adapterPath';
-import { LaunchConfig, checkThisPackage, defaultDb, resolveLaunch } from './config';
+import { runJson } from './cli';
+import { LaunchConfig, checkThisPackage, chooseModel, defaultDb, modelNames, resolveLaunch } from './config';
 
 export function isExecutable(p: string): boolean {
   try {
@@ -62,7 +63,7 @@ export function folderFor(folder?: vscode.WorkspaceFolder): vscode.WorkspaceFold
 }
 
 export class CmcConfigurationProvider implements vscode.DebugConfigurationProvider {
-  constructor(private readonly remember: (program: string) => void) {}
+  constructor(private readonly extensionPath: string, private readonly remember: (program: string) => void) {}
 
   provideDebugConfigurations(folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration[] {
     const f = folderFor(folder);
@@ -79,15 +80,28 @@ export class CmcConfigurationProvider implements vscode.DebugConfigurationProvid
     return r.config as vscode.DebugConfiguration;
   }
 
-  resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+  async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
     const f = folderFor(folder);
     const r = resolveLaunch(config as LaunchConfig, { folder: f?.uri.fsPath });
     if ('error' in r) {
       void vscode.window.showErrorMessage(r.error);
       return undefined;
     }
-    if (typeof r.config.program === 'string' && r.config.bookmark === undefined) this.remember(r.config.program);
-    return r.config as vscode.DebugConfiguration;
+    const chosen = await chooseModel(r.config, (program) => this.listModels(program, f), (models) =>
+      Promise.resolve(vscode.window.showQuickPick(models, { title: 'Check which model?', placeHolder: `${path.basename(r.config.program ?? '')} registers ${models.length} models` })));
+    if (!chosen) return undefined; // the user cancelled the pick
+    if (typeof chosen.program === 'string' && chosen.bookmark === undefined) this.remember(chosen.program);
+    return chosen as vscode.DebugConfiguration;
+  }
+
+  /** The models a package registers (`cmcdap models -json`, which builds it, run in its directory). */
+  private listModels(program: string, folder: vscode.WorkspaceFolder | undefined): Promise<string[]> {
+    const found = locateCmcdap(this.extensionPath, folder?.uri.fsPath);
+    if ('error' in found) return Promise.reject(new Error(found.error));
+    return Promise.resolve(vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'cmc: listing the models of the package' },
+      async () => modelNames(await runJson(found.path, ['models', '-json', '.'], program, 180000)),
+    ));
   }
 }
 

@@ -21,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const panel = new ViewsPanel(context.extensionPath, sessions);
   const choices = new ChoiceValues(sessions);
   const remember = (program: string) => void context.workspaceState.update(lastProgramKey, program);
-  const configs = new CmcConfigurationProvider(remember);
+  const configs = new CmcConfigurationProvider(context.extensionPath, remember);
 
   traces.view = vscode.window.createTreeView('cmc.traces', { treeDataProvider: traces });
   bookmarks.view = vscode.window.createTreeView('cmc.bookmarks', { treeDataProvider: bookmarks });

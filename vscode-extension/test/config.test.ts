@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkThisPackage, defaultDb, goPackageDir, joinPath, openTraceConfig, recheckConfig, resolveLaunch } from '../src/config';
+import { checkThisPackage, chooseModel, defaultDb, goPackageDir, joinPath, modelNames, openTraceConfig, recheckConfig, resolveLaunch } from '../src/config';
 
 const ctx = { activeFile: '/w/examples/aodv/router.go', folder: '/w', db: '/w/.cmc/traces.db' };
 
@@ -84,4 +84,40 @@ test('the default database is at the module root', () => {
   assert.equal(defaultDb('/w', '', () => undefined), '/w/.cmc/traces.db');
   assert.equal(defaultDb('/w', 'x/t.db', () => '/m'), '/w/x/t.db');
   assert.equal(defaultDb('/w', '/abs/t.db', () => '/m'), '/abs/t.db');
+});
+
+test('a launch without a model: the only one, a pick among several, or cmcdap says why', async () => {
+  const base = { type: 'cmc', request: 'launch', name: 'Check this package', program: '/w/examples/aodv' };
+  const listed: string[] = [];
+  const list = (models: string[] | Error) => async (program: string) => {
+    listed.push(program);
+    if (models instanceof Error) throw models;
+    return models;
+  };
+  const never = async () => assert.fail('no pick for one model');
+  assert.deepEqual(await chooseModel({ ...base }, list(['TwoPhase']), never), { ...base, model: 'TwoPhase' });
+  assert.deepEqual(listed, ['/w/examples/aodv']);
+  let offered: string[] = [];
+  const picked = await chooseModel({ ...base }, list(['AODV', 'AODVSpecBug']), async (ms) => {
+    offered = ms;
+    return 'AODVSpecBug';
+  });
+  assert.deepEqual(offered, ['AODV', 'AODVSpecBug']);
+  assert.equal(picked?.model, 'AODVSpecBug');
+  assert.equal(await chooseModel({ ...base }, list(['AODV', 'AODVSpecBug']), async () => undefined), undefined, 'a cancelled pick cancels the launch');
+  assert.deepEqual(await chooseModel({ ...base }, list(new Error('does not build')), never), base, 'a failed listing leaves the error to cmcdap');
+  assert.deepEqual(await chooseModel({ ...base }, list([]), never), base);
+  // Nothing to choose: a model given, a stored trace, a bookmark (it knows its model).
+  listed.length = 0;
+  for (const c of [{ ...base, model: 'AODV' }, { type: 'cmc', request: 'launch', trace: 3 }, { ...base, bookmark: 'b' }]) {
+    assert.deepEqual(await chooseModel(c, list(['x', 'y']), never), c);
+  }
+  assert.deepEqual(listed, [], 'no listing when there is nothing to choose');
+});
+
+test('the models listing must be a list of names', () => {
+  assert.deepEqual(modelNames(['AODV', 'AODVSpecBug']), ['AODV', 'AODVSpecBug']);
+  assert.deepEqual(modelNames([]), []);
+  assert.throws(() => modelNames({ models: [] }), /want a list of model names/);
+  assert.throws(() => modelNames([1]), /want a list of model names/);
 });
