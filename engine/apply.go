@@ -97,14 +97,12 @@ func stepOf(ev *cmc.Event, out Outcome) Step {
 type Note = cmc.Note
 
 // record builds the full trace along a path of (event, values) from init: it re-runs every step
-// with notes on, filling in Choose sites, notes, state hashes and changes. each, when set, is
-// called before every step (the worker's watchdog counts them: recording a long walk is work, not
-// a hang).
+// with notes on, filling in Choose sites, notes, state hashes and changes.
 //
 // A step's changes are a diff of the components its event touches only: the others are the same
 // bytes, so their leaves are kept from step to step. Components share no objects (each is
 // decoded on its own), so a component's leaves are the same alone as in the whole state.
-func (mc *Machine) record(init State, path []pathStep, each func(event int)) (*Trace, State, Outcome, error) {
+func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, error) {
 	t := &Trace{Model: mc.Def.Name, InitHash: Hash(mc.Hash(init))}
 	for _, c := range mc.Def.Components {
 		if c.Shared {
@@ -122,9 +120,6 @@ func (mc *Machine) record(init State, path []pathStep, each func(event int)) (*T
 		t.Init = append(t.Init, comps[i]...)
 	}
 	for i, p := range path {
-		if each != nil {
-			each(p.event)
-		}
 		ev := mc.Def.Events[p.event]
 		if err := mc.Load(s); err != nil {
 			return nil, nil, out, err

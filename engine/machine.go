@@ -170,7 +170,9 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		mc.loaded[i] = dirty
 	}
 	exec.Set(&mc.ctx)
+	exec.Enter()
 	defer func() {
+		exec.Leave()
 		exec.Set(nil)
 		out.Points = mc.ctx.points
 		out.Notes = mc.ctx.notes
@@ -186,7 +188,9 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 // message says which kind and name of check it was. The message is built only on failure: guards
 // run for every transition.
 func Guard(kind, name string, f func() error) (err error, fail *Failure) {
+	exec.Enter()
 	defer func() {
+		exec.Leave()
 		if r := recover(); r != nil {
 			fail = failure(r)
 			fail.Message = kind + " " + name + ": " + fail.Message

@@ -481,15 +481,6 @@ func (s *search) violation(idx int32, last *pathStep, v *Violation) {
 	s.report(path, v)
 }
 
-// recording tells Begin of a handler run while a trace is recorded. It names no search position
-// (state -1): the run is one the search already made, so a hang in it is the handler behaving
-// differently the second time.
-func (s *search) recording(event int) {
-	if s.opts.Begin != nil {
-		s.opts.Begin(-1, event, 0)
-	}
-}
-
 func (s *search) report(path []pathStep, v *Violation) {
 	if s.sigs[v.Signature] {
 		return
@@ -499,7 +490,7 @@ func (s *search) report(path []pathStep, v *Violation) {
 	if v.Kind == "hang" || v.Kind == "crash" {
 		run = path[:len(path)-1] // running the last step again would hang or crash again
 	}
-	t, _, _, err := s.mc.record(s.init, run, s.recording)
+	t, _, _, err := s.mc.record(s.init, run)
 	if err == nil && len(run) < len(path) {
 		last := path[len(path)-1]
 		ev := s.mc.Def.Events[last.event]
@@ -595,7 +586,7 @@ func (s *search) walk(start State) error {
 		s.tick(len(path), 1)
 	}
 	if s.opts.Keep {
-		t, _, _, err := mc.record(s.init, path, s.recording)
+		t, _, _, err := mc.record(s.init, path)
 		if err != nil {
 			return fmt.Errorf("record the walk: %w", err)
 		}

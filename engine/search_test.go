@@ -101,23 +101,3 @@ func writeTrace(b *strings.Builder, t *Trace) {
 		}
 	}
 }
-
-// Recording a trace re-runs its handlers; each run tells Begin, with no search position (state
-// -1), so the worker's watchdog sees a long walk being recorded as progress, not a hang.
-func TestRecordingTellsBegin(t *testing.T) {
-	var searching, recording int
-	opts := Options{Search: "random", Steps: 30, Keep: true, Seed: 1, Begin: func(state int64, event, attempt int) {
-		if state < 0 {
-			recording++
-		} else {
-			searching++
-		}
-	}}
-	res, err := Check(context.Background(), pingModel(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.Walk.Steps); recording != n || searching != n {
-		t.Errorf("Begin told of %d runs while searching and %d while recording a walk of %d steps; want %d each", searching, recording, n, n)
-	}
-}

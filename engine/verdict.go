@@ -110,7 +110,7 @@ func (mc *Machine) Record(init State, steps []Step) (*Trace, State, Outcome, err
 		}
 		path[i] = pathStep{event: ei, values: steps[i].Values()}
 	}
-	return mc.record(init, path, nil)
+	return mc.record(init, path)
 }
 
 // Pause releases the process-wide lock on running user code while the machine is idle, so another

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/exec"
 )
 
 // An Op serves a registered request kind (replay registers its own) and returns the reply data.
@@ -34,6 +35,7 @@ func Main() {
 	// handlers need far less than this.
 	debug.SetMaxStack(maxStack)
 	w := &server{out: json.NewEncoder(os.Stdout), pos: openPosition(os.Getenv("CMC_POSITION"))}
+	w.setDeadline(0)
 	go w.watchdog()
 	// A request is one line, up to a whole trace of 100 MB: ReadBytes looks at each byte once,
 	// where a bufio.Scanner would search its whole buffer again after every read from the pipe.
@@ -57,10 +59,12 @@ type server struct {
 	out *json.Encoder
 	pos *position
 
-	running  atomic.Bool
-	runs     atomic.Int64 // handler runs started
-	deadline atomic.Int64 // nanoseconds one run may take
+	deadline atomic.Int64 // nanoseconds one call into user code may take
 }
+
+// defaultDeadline is how long one handler run (or condition, or invariant) may take when the
+// request names no deadline, in checks and replays alike.
+const defaultDeadline = 10 * time.Second
 
 func (w *server) reply(r Reply) {
 	w.mu.Lock()
@@ -91,9 +95,8 @@ func (w *server) serve(req *Request) {
 			w.reply(Reply{Done: true, Error: fmt.Sprintf("worker: unknown op %q", req.Op)})
 			return
 		}
-		w.running.Store(true)
+		w.setDeadline(req.Deadline)
 		data, err := op(req)
-		w.running.Store(false)
 		if err != nil {
 			w.reply(Reply{Done: true, Error: err.Error()})
 			return
@@ -123,11 +126,9 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 	if req.Reproduce != nil {
 		opts.Reproduce = &engine.Reproduction{Position: req.Reproduce.Position, Kind: req.Reproduce.Kind, Message: req.Reproduce.Message}
 	}
-	d := 10 * time.Second
-	if req.Check != nil && req.Check.Deadline > 0 {
-		d = time.Duration(req.Check.Deadline * float64(time.Second))
+	if req.Check != nil {
+		w.setDeadline(req.Check.Deadline)
 	}
-	w.deadline.Store(int64(d))
 	last := time.Now()
 	opts.Progress = func(p engine.Progress) {
 		if now := time.Now(); now.Sub(last) >= time.Second {
@@ -135,12 +136,7 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 			w.reply(Reply{Progress: &p})
 		}
 	}
-	opts.Begin = func(state int64, event, attempt int) {
-		w.pos.set(state, event, attempt)
-		w.runs.Add(1)
-	}
-	w.running.Store(true)
-	defer w.running.Store(false)
+	opts.Begin = w.pos.set
 	res, err := engine.Check(context.Background(), m, opts)
 	if err != nil {
 		return nil, err
@@ -154,23 +150,34 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 	return res, nil
 }
 
-// watchdog reports a handler run that takes longer than the deadline, then exits: Go cannot stop
-// a goroutine, and the coordinator will trace the hang in a fresh worker.
+// setDeadline sets how long one call into user code may take, in seconds (0: the default).
+func (w *server) setDeadline(seconds float64) {
+	d := defaultDeadline
+	if seconds > 0 {
+		d = time.Duration(seconds * float64(time.Second))
+	}
+	w.deadline.Store(int64(d))
+}
+
+// watchdog reports a call into user code (a handler, an enabling condition, an invariant) that
+// takes longer than the deadline, in a check or a replay, then exits: Go cannot stop a goroutine,
+// and the coordinator will trace the hang in a fresh worker. exec.UserCode is odd while user code
+// runs and changes with every call, so time spent in the engine, in decoding a long trace or in
+// waiting for requests never counts.
 func (w *server) watchdog() {
 	var seen int64 = -1
 	var since time.Time
 	for range time.Tick(100 * time.Millisecond) {
-		if !w.running.Load() {
+		n := exec.UserCode()
+		if n%2 == 0 {
 			seen = -1
 			continue
 		}
-		n := w.runs.Load()
 		if n != seen {
 			seen, since = n, time.Now()
 			continue
 		}
-		d := time.Duration(w.deadline.Load())
-		if d > 0 && time.Since(since) > d {
+		if d := time.Duration(w.deadline.Load()); time.Since(since) > d {
 			state, event, attempt := w.pos.get()
 			w.reply(Reply{Crash: &Crash{Kind: "hang", Message: fmt.Sprintf("the handler did not return within %s (an infinite loop?)", d),
 				Position: engine.Position{State: state, Event: event, Attempt: attempt}}})

@@ -15,6 +15,9 @@ type Request struct {
 	// Reproduce re-runs a check up to the transition that hung or crashed the previous worker and
 	// returns its trace instead of running it.
 	Reproduce *Crash `json:"reproduce,omitempty"`
+	// Deadline is how long, in seconds, one call into user code may take in a registered op (a
+	// replay); 0: 10 s. A check takes its own from Check.
+	Deadline float64 `json:"deadline,omitempty"`
 	// Args carries the arguments of registered ops.
 	Args json.RawMessage `json:"args,omitempty"` // JSON, not base64: a trace can be 100 MB
 }

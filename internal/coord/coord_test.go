@@ -2,10 +2,13 @@ package coord
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/worker"
 )
 
@@ -60,6 +63,28 @@ func TestFindings(t *testing.T) {
 			if last := tr.Steps[len(tr.Steps)-1]; filepath.Base(strings.Split(last.Site, ":")[0]) != "bad.go" {
 				t.Errorf("last step site %s", last.Site)
 			}
+			if c.model == "Hang" {
+				replayHangs(t, bin, tr)
+			}
 		})
+	}
+}
+
+// replayHangs: a trace whose step now hangs (here: the hang's trace with its verdict taken
+// away, so replay runs the last step instead of stopping before it), replayed in a worker as the
+// debugger does for heap graphs: the watchdog ends the worker with a hang report, not silence.
+func replayHangs(t *testing.T, bin string, hang *engine.Trace) {
+	tr := *hang
+	tr.Violation = nil
+	w, err := Start(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	args, _ := json.Marshal(worker.ReplayOpenArgs{Trace: &tr})
+	_, err = w.Call(context.Background(), &worker.Request{Op: "replay.open", Deadline: 1, Args: args}, nil)
+	var died *ErrDied
+	if !errors.As(err, &died) || died.Crash.Kind != "hang" || !strings.Contains(died.Crash.Message, "did not return within 1s") {
+		t.Fatalf("replaying the hang: %v; want the worker to report a hang within 1s", err)
 	}
 }

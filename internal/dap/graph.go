@@ -28,8 +28,9 @@ type replayer struct {
 	traceN int64 // the trace the worker has open
 }
 
-// view returns the replay view of a position of trace id, opening it in the worker first.
-func (r *replayer) view(ctx context.Context, bin string, id int64, t *engine.Trace, p position) (*replay.View, error) {
+// view returns the replay view of a position of trace id, opening it in the worker first. A call
+// into the model's code that takes longer than deadline seconds ends the worker (a hang).
+func (r *replayer) view(ctx context.Context, bin string, id int64, t *engine.Trace, p position, deadline float64) (*replay.View, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w == nil || r.bin != bin {
@@ -42,7 +43,7 @@ func (r *replayer) view(ctx context.Context, bin string, id int64, t *engine.Tra
 	}
 	if r.traceN != id {
 		args, _ := json.Marshal(worker.ReplayOpenArgs{Trace: t})
-		rep, err := r.call(ctx, &worker.Request{Op: "replay.open", Args: args})
+		rep, err := r.call(ctx, &worker.Request{Op: "replay.open", Deadline: deadline, Args: args})
 		if err != nil {
 			return nil, fmt.Errorf("re-run trace %d: %w", id, err)
 		}
@@ -57,7 +58,7 @@ func (r *replayer) view(ctx context.Context, bin string, id int64, t *engine.Tra
 		va.Choice = p.Choice + 1
 	}
 	args, _ := json.Marshal(va)
-	rep, err := r.call(ctx, &worker.Request{Op: "replay.view", Args: args})
+	rep, err := r.call(ctx, &worker.Request{Op: "replay.view", Deadline: deadline, Args: args})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (s *Session) graph(c *launchConfig, b *build, id int64, t *engine.Trace, p 
 			}
 		})
 	}
-	v, err := s.replay.view(ctx, b.bin, id, t, p)
+	v, err := s.replay.view(ctx, b.bin, id, t, p, c.Deadline)
 	if err != nil {
 		return nil, err
 	}
