@@ -123,9 +123,9 @@ export class Views {
   // The page's render counter is undefined until its first heap render (a page that has drawn
   // nothing yet, as the panel's before its first Show): count that as 0, since undefined > n
   // never holds.
-  async show(page, trace, step) {
+  async show(page, trace, step, server = this.main) {
     const before = await page.evaluate(() => window.__cmcRenders ?? 0);
-    const r = await fetch(`${this.origin}/api/show?trace=${trace}&step=${step}`, { method: "POST", headers: { "X-CMC-Token": this.token } });
+    const r = await fetch(`${server.origin}/api/show?trace=${trace}&step=${step}`, { method: "POST", headers: { "X-CMC-Token": server.token } });
     if (r.status !== 204) throw new Error(`show: ${r.status}`);
     await page.waitForFunction(([n, s]) => window.__cmcRenders > n && window.__cmcState.step === s, [before, step], { timeout: 60_000 });
     return page.evaluate(() => ({ render: window.__cmcLastRenderMs, showToDom: window.__cmcShowToDomMs, heap: window.__cmcHeapTimings }));

@@ -19,7 +19,7 @@ describe("standalone views", () => {
   test("the trace list lists every stored trace", async () => {
     const page = await v.open("/");
     await page.waitForSelector("table.traces tbody tr");
-    assert.equal(await page.locator("table.traces tbody tr").count(), 4);
+    assert.equal(await page.locator("table.traces tbody tr").count(), 5);
     const text = await page.locator("table.traces").innerText();
     assert.match(text, /ViewsDemo/);
     assert.match(text, /invariant: A counted 2 acks from 1 nodes/);
@@ -241,6 +241,41 @@ describe("an AODV trace", () => {
     }
     await page.screenshot({ path: v.out("aodv-step12.png") });
     assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
+  });
+});
+
+describe("a long trace", () => {
+  // A 1,000-step random walk of AODV: the chart draws 400 rows around the current step, with
+  // rows that show earlier and later steps, and moves with the debugger.
+  test("the chart draws a window of steps and follows the current step", async () => {
+    const w = await v.serve({ cwd: v.repoDir, pkg: "./examples/aodv" });
+    const page = await v.open(`/trace/${v.ids.walk}?step=700`, w);
+    await v.rendered(page);
+    const chart = page.locator("svg.chart");
+    const drawn = async () => ({ lo: Number(await chart.getAttribute("data-lo")), hi: Number(await chart.getAttribute("data-hi")) });
+    let win = await drawn();
+    assert.deepEqual(win, { lo: 500, hi: 899 }, "400 rows centred on step 700");
+    assert.equal(await page.locator("svg.chart g.row").count(), 400);
+    assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "700");
+    assert.match(await page.locator("svg.chart .more-steps.earlier").textContent(), /steps 0–499: show earlier/);
+    assert.match(await page.locator("svg.chart .more-steps.later").textContent(), /steps 900–1000: show later/);
+    // Every arrow drawn crosses the window.
+    const arrows = await page.locator("svg.chart g.arrow").evaluateAll((els) => els.map((e) => [Number(e.dataset.send), Number(e.dataset.recv)]));
+    assert.ok(arrows.length > 0 && arrows.every(([s, r]) => s <= 899 && (r === 0 || r >= 500)), JSON.stringify(arrows.slice(0, 5)));
+    await page.screenshot({ path: v.out("walk-window.png") });
+
+    // "Show later" moves the window, not the debugger.
+    await page.locator("svg.chart .more-steps.later").click();
+    win = await drawn();
+    assert.deepEqual(win, { lo: 601, hi: 1000 }, "half a window later, ending at the last step");
+    assert.equal(await page.evaluate(() => window.__cmcState.step), 700);
+    assert.equal(await page.locator("svg.chart .more-steps.later").count(), 0);
+
+    // A step far away (the debugger going back to step 5, by Show) moves the window there.
+    await v.show(page, v.ids.walk, 5, w);
+    assert.deepEqual(await drawn(), { lo: 0, hi: 399 });
+    assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "5");
+    assert.equal(await page.locator("svg.chart .more-steps.earlier").count(), 0);
   });
 });
 

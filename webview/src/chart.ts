@@ -12,12 +12,20 @@ const TOP = 34; // lifeline names
 const LEFT = 40; // step numbers
 const TAIL = 26; // below the last step: messages still in flight end here
 
+// A long trace (a random walk of 100,000 steps) is drawn a window of rows at a time, around the
+// current step: drawing every row would take the page tens of seconds. Rows "▲ earlier" and
+// "▼ later" move the window; a step outside it moves it there.
+export const WINDOW = 400; // rows drawn at most
+const MARGIN = 40; // a current step this close to the window's edge moves the window
+
 export class ChartView {
   private svg: SVGSVGElement | null = null;
   private rows: SVGElement[] = [];
   private last: SeqChart | null = null;
   private current = 0;
   private width = 0;
+  private lo = 0; // the window: steps lo..hi are drawn
+  private hi = -1;
   onPick: (step: number) => void = () => {};
 
   constructor(private root: HTMLElement) {
@@ -25,7 +33,7 @@ export class ChartView {
     new ResizeObserver(() => {
       const w = this.root.clientWidth;
       if (this.last && Math.abs(w - this.width) > 24) {
-        this.draw(this.last);
+        this.render(this.lo);
         this.mark(this.current);
       }
     }).observe(root);
@@ -33,23 +41,41 @@ export class ChartView {
 
   draw(c: SeqChart) {
     this.last = c;
+    this.render(this.windowAround(this.current));
+  }
+
+  // windowAround is the first step of a window centred on step.
+  private windowAround(step: number): number {
+    const n = this.last?.steps.length ?? 0;
+    return Math.max(0, Math.min(step - WINDOW / 2, n + 1 - WINDOW));
+  }
+
+  private render(lo: number) {
+    const c = this.last;
+    if (!c) return;
     this.width = this.root.clientWidth;
     const n = c.steps.length;
+    this.lo = lo = Math.max(0, Math.min(lo, n + 1 - WINDOW));
+    this.hi = Math.min(n, lo + WINDOW - 1);
+    const hi = this.hi;
+    const above = lo > 0 ? ROW : 0; // the "▲ earlier" row
+    const below = hi < n ? ROW : 0;
     const lines = Math.max(1, c.lifelines.length);
     const COL = Math.max(MINCOL, Math.min(MAXCOL, Math.floor((this.root.clientWidth - LEFT - 16) / lines)));
     const width = LEFT + lines * COL + 8;
-    const height = TOP + (n + 1) * ROW + TAIL;
+    const top = TOP + above; // the y of step lo's row
+    const height = top + (hi - lo + 1) * ROW + below + TAIL;
     const x = (l: number) => LEFT + l * COL + COL / 2;
-    const y = (step: number) => TOP + step * ROW + ROW / 2;
-    const svg = s("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "message sequence chart" }) as SVGSVGElement;
+    const y = (step: number) => top + (step - lo) * ROW + ROW / 2;
+    const svg = s("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "message sequence chart", "data-lo": lo, "data-hi": hi }) as SVGSVGElement;
     svg.append(defs());
 
     this.rows = [];
-    for (let step = 0; step <= n; step++) {
+    for (let step = lo; step <= hi; step++) {
       const cs = step > 0 ? c.steps[step - 1] : null;
       const label = cs ? `step ${step}: ${c.lifelines[cs.lifeline]}.${cs.event}` : "initial state";
       const row = s("g", { class: "row", "data-step": step, tabindex: 0, role: "button", "aria-label": label },
-        s("rect", { class: "row-bg", x: 0, y: TOP + step * ROW, width, height: ROW }),
+        s("rect", { class: "row-bg", x: 0, y: y(step) - ROW / 2, width, height: ROW }),
         s("text", { class: "stepno", x: LEFT - 8, y: y(step) + 4, "text-anchor": "end" }, step),
         s("title", {}, label));
       row.addEventListener("click", () => this.onPick(step));
@@ -59,13 +85,14 @@ export class ChartView {
       this.rows.push(row);
       svg.append(row);
     }
+    if (above) svg.append(this.mover("earlier", `▲ steps 0–${lo - 1}: show earlier`, TOP, width, lo - WINDOW / 2));
+    if (below) svg.append(this.mover("later", `▼ steps ${hi + 1}–${n}: show later`, y(hi) + ROW / 2, width, lo + WINDOW / 2));
     c.lifelines.forEach((name, l) => {
       svg.append(s("line", { class: "lifeline", x1: x(l), y1: TOP - 4, x2: x(l), y2: height - 6 }));
       svg.append(s("text", { class: "lifeline-name", x: x(l), y: TOP - 12, "text-anchor": "middle" }, clip(name, 16)));
     });
-    const last = n;
-    for (const cs of c.steps) {
-      const bad = c.violation && cs.step === last;
+    for (const cs of c.steps.slice(Math.max(0, lo - 1), hi)) {
+      const bad = c.violation && cs.step === n;
       const g = s("g", { class: bad ? "event violation" : "event", "data-step": cs.step });
       const text = clip(cs.event, 16);
       const w = Math.max(30, text.length * 6.4 + 10);
@@ -81,21 +108,48 @@ export class ChartView {
           s("title", {}, `${m.kind}: ${m.text ?? ""}`)));
       });
     }
-    for (const a of c.arrows) svg.append(arrow(a, x, y, height - TAIL / 2));
-    if (c.violation) {
+    // Arrows that cross the window; an end outside it is drawn at the window's edge.
+    const win = { lo, hi, top: top - 2, bottom: hi < n ? y(hi) + ROW / 2 : height - TAIL / 2 };
+    for (const a of c.arrows) {
+      if (a.send <= hi && (a.recv === 0 || a.recv >= lo)) svg.append(arrow(a, x, y, win));
+    }
+    if (c.violation && hi === n) {
       svg.append(s("text", { class: "violation-text", x: LEFT, y: height - 6 }, clip(c.violation, 90)));
     }
     this.root.replaceChildren(svg);
     this.svg = svg;
+    this.svg.setAttribute("data-current", String(this.current));
+    for (const r of this.rows) r.classList.toggle("current", Number(r.getAttribute("data-step")) === this.current);
   }
 
-  // mark highlights the current step and brings it into view.
+  // mover is a row that moves the window so that it starts at lo, leaving the current step.
+  private mover(kind: string, text: string, y: number, width: number, lo: number): SVGElement {
+    const g = s("g", { class: `more-steps ${kind}`, tabindex: 0, role: "button", "aria-label": text },
+      s("rect", { class: "row-bg", x: 0, y, width, height: ROW }),
+      s("text", { x: LEFT, y: y + ROW / 2 + 4 }, text));
+    const move = () => {
+      this.render(lo);
+      this.root.scrollTop = kind === "earlier" ? this.root.scrollHeight : 0;
+    };
+    g.addEventListener("click", move);
+    g.addEventListener("keydown", (e) => {
+      if ((e as KeyboardEvent).key === "Enter") move();
+    });
+    return g;
+  }
+
+  // mark highlights the current step and brings it into view, moving the window to it when it is
+  // outside or near an edge that has more steps beyond.
   mark(step: number) {
     this.current = step;
+    const n = this.last?.steps.length ?? 0;
+    if (this.last && (step < this.lo || step > this.hi || (this.lo > 0 && step < this.lo + MARGIN) || (this.hi < n && step > this.hi - MARGIN))) {
+      this.render(this.windowAround(step));
+    }
     for (const r of this.rows) r.classList.toggle("current", Number(r.getAttribute("data-step")) === step);
-    const row = this.rows[step];
+    const row = this.rows[step - this.lo];
     if (row) {
-      const top = TOP + step * ROW;
+      const top = Number(row.querySelector("rect")?.getAttribute("y") ?? 0);
       const box = this.root;
       if (top < box.scrollTop + TOP || top + ROW > box.scrollTop + box.clientHeight) {
         box.scrollTop = Math.max(0, top - box.clientHeight / 2);
@@ -105,11 +159,14 @@ export class ChartView {
   }
 }
 
-function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, bottom: number): SVGElement {
+// arrow draws one message; win is the window of steps drawn, and the y of its top and bottom
+// edges, where an arrow from an earlier or to a later step starts or ends.
+function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, win: { lo: number; hi: number; top: number; bottom: number }): SVGElement {
   const x1 = x(a.from);
-  const y1 = y(a.send) + (a.send === 0 ? -ROW / 2 + 2 : 5);
+  const y1 = a.send < win.lo ? win.top : y(a.send) + (a.send === 0 ? -ROW / 2 + 2 : 5);
   let x2 = x(a.to);
-  let y2 = a.recv > 0 ? y(a.recv) - 5 : bottom;
+  const beyond = a.recv > win.hi; // delivered, lost or dropped below the window
+  let y2 = a.recv > 0 && !beyond ? y(a.recv) - 5 : win.bottom;
   if (a.kind === "dropped") {
     // Refused by the network at the send: a stub toward the receiver.
     x2 = x1 + (x(a.to) - x1) * 0.35;
@@ -118,9 +175,9 @@ function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, bot
   if (x1 === x2 && a.kind !== "dropped") x2 += 0.01; // a self-message still slopes
   const kind = a.kind + (a.dup ? " dup" : "");
   const g = s("g", { class: `arrow ${kind}`, "data-send": a.send, "data-recv": a.recv, "data-from": a.from, "data-to": a.to });
-  const marker = a.kind === "delivered" ? (a.dup ? "url(#head-dup)" : "url(#head)") : a.kind === "pending" ? "url(#head-open)" : undefined;
+  const marker = beyond ? undefined : a.kind === "delivered" ? (a.dup ? "url(#head-dup)" : "url(#head)") : a.kind === "pending" ? "url(#head-open)" : undefined;
   g.append(s("line", { x1, y1, x2, y2, "marker-end": marker }));
-  if (a.kind === "lost" || a.kind === "dropped") {
+  if ((a.kind === "lost" || a.kind === "dropped") && !beyond) {
     const d = 5;
     g.append(s("path", { class: "cross", d: `M${x2 - d},${y2 - d}L${x2 + d},${y2 + d}M${x2 - d},${y2 + d}L${x2 + d},${y2 - d}` }));
   }

@@ -3,12 +3,13 @@
 //
 //	go run ./test/views/gen -db /tmp/views.db
 //
-// It stores four traces: "bfs", the shortest violation the checker finds; "tour", a violation
+// It stores five traces: "bfs", the shortest violation the checker finds; "tour", a violation
 // reached through a lost and a duplicated message (so the chart has arrows of every kind),
 // recorded step by step from chosen Choose values; "big", the violation with 100 padding
 // objects per node (a heap of about 320 objects, for the timing of the heap graph); and "aodv",
 // the routing loop of examples/aodv's AODVSpecBug as depth-first search finds it (20 steps, in
-// about a second; breadth-first search's 16-step loop takes 20 s to find).
+// about a second; breadth-first search's 16-step loop takes 20 s to find); and "walk", a random
+// walk of 1,000 steps of the fixed AODV model, longer than the chart draws at once.
 package main
 
 import (
@@ -74,6 +75,12 @@ func run(path string) error {
 	if ids["aodv"], err = st.AddTrace(0, t, time.Time{}); err != nil {
 		return err
 	}
+	if t, err = walk(); err != nil {
+		return fmt.Errorf("walk: %w", err)
+	}
+	if ids["walk"], err = st.AddTrace(0, t, time.Time{}); err != nil {
+		return err
+	}
 	return json.NewEncoder(os.Stdout).Encode(ids)
 }
 
@@ -93,6 +100,24 @@ func check(model string, params map[string]string, opts engine.Options) (*engine
 	t := res.Violations[0]
 	t.Params = params
 	return t, nil
+}
+
+// walk is a kept random walk of AODV without bounds (as the replay benchmarks walk it).
+func walk() (*engine.Trace, error) {
+	params := map[string]string{"requests": "-1", "faults": "-1", "seq": "1000000", "rreq": "1000000", "forget": "true"}
+	m, err := cmc.Build("AODV", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := engine.Check(context.Background(), m, engine.Options{Search: "random", Steps: 1000, Seed: 1, Keep: true})
+	if err != nil {
+		return nil, err
+	}
+	if res.Walk == nil || len(res.Walk.Steps) != 1000 {
+		return nil, fmt.Errorf("the walk stopped early")
+	}
+	res.Walk.Params = params
+	return res.Walk, nil
 }
 
 // tour records a chosen path: A sends requests to B and C; C's is lost; B acknowledges; the
