@@ -10,21 +10,24 @@ import (
 	"github.com/cmc-go/cmc/engine"
 )
 
-// MinimizeStates bounds the breadth-first search Minimize tries first; beyond it, Minimize
-// deletes steps instead.
-var MinimizeStates int64 = 1_000_000
+// MinimizeStates is the default bound of the breadth-first search Minimize tries first.
+const MinimizeStates = 1_000_000
 
 // Minimize returns a trace, as short as it can find, that ends in the same violation as t (the
 // same Violation.Signature). m makes a fresh instance of t's model for each run.
 //
 // It first searches breadth-first, no deeper than t, for the shortest path to that violation.
-// When that search is too big (MinimizeStates), it deletes steps from t instead (delta
+// When that search is too big (more than maxStates states; 0: MinimizeStates), it deletes steps
+// from t instead (delta
 // debugging): it drops chunks of steps, halving the chunks, for as long as the rest still ends in
 // the violation. A step whose event is no longer enabled after a deletion is skipped, and a
 // stored Choose value that no longer fits is clamped, so the result is 1-minimal: dropping any one
 // of its steps loses the violation. The result is recorded afresh (sites, notes, hashes,
 // changes) and proven by replaying it.
-func Minimize(m func() *cmc.Model, t *engine.Trace) (*engine.Trace, error) {
+func Minimize(m func() *cmc.Model, t *engine.Trace, maxStates int64) (*engine.Trace, error) {
+	if maxStates <= 0 {
+		maxStates = MinimizeStates
+	}
 	v := t.Violation
 	switch {
 	case v == nil:
@@ -33,7 +36,7 @@ func Minimize(m func() *cmc.Model, t *engine.Trace) (*engine.Trace, error) {
 		return nil, fmt.Errorf("minimize: a trace that ends in a %s cannot be re-run in this process", v.Kind)
 	}
 	res, err := engine.Check(context.Background(), m(), engine.Options{Search: "bfs", All: true,
-		MaxDepth: len(t.Steps), MaxStates: MinimizeStates})
+		MaxDepth: len(t.Steps), MaxStates: maxStates})
 	if err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}

@@ -165,7 +165,7 @@ func TestMinimizeToShortest(t *testing.T) {
 	if len(dfs.Steps) <= len(bfs.Steps) {
 		t.Fatalf("the test needs a longer DFS trace: dfs %d, bfs %d steps", len(dfs.Steps), len(bfs.Steps))
 	}
-	m, err := Minimize(func() *cmc.Model { return build(t, "relay", nil) }, dfs)
+	m, err := Minimize(func() *cmc.Model { return build(t, "relay", nil) }, dfs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,16 +174,14 @@ func TestMinimizeToShortest(t *testing.T) {
 	}
 }
 
-// When the breadth-first search is too big, Minimize deletes steps: the result still ends in the
+// When the breadth-first search is too big (here: over 1 state), Minimize deletes steps: the result still ends in the
 // violation and no single step can be dropped from it.
 func TestMinimizeByDeletingSteps(t *testing.T) {
-	defer func(n int64) { MinimizeStates = n }(MinimizeStates)
-	MinimizeStates = 1
 	var long *engine.Trace
 	for seed := uint64(1); long == nil || len(long.Steps) < 8; seed++ {
 		long = check(t, "noisy", nil, engine.Options{Search: "random", Seed: seed, Steps: 100})
 	}
-	m, err := Minimize(func() *cmc.Model { return build(t, "noisy", nil) }, long)
+	m, err := Minimize(func() *cmc.Model { return build(t, "noisy", nil) }, long, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,9 @@ CREATE INDEX bookmarks_by_trace ON bookmarks(trace_id);
 `,
 	// 2: which roots of a trace's state are environment components, not processes.
 	`ALTER TABLE traces ADD COLUMN env TEXT`,
+	// 3: a trace made from another (a minimized one): which, and how.
+	`ALTER TABLE traces ADD COLUMN derived_from INTEGER REFERENCES traces(id) ON DELETE SET NULL;
+ALTER TABLE traces ADD COLUMN derivation TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema this code writes.

@@ -521,3 +521,35 @@ func TestAddResult(t *testing.T) {
 		t.Errorf("walk %+v", ti)
 	}
 }
+
+// A minimized trace is stored with the original's run and says which trace it was made from.
+func TestAddDerived(t *testing.T) {
+	s, _ := openTemp(t)
+	run, err := s.AddRun(Run{Model: "aodv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := newSynth(5).trace(20)
+	orig, err := s.AddTrace(run, long, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := newSynth(5).trace(6)
+	id, err := s.AddDerived(orig, Minimized, short, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti, err := s.TraceInfo(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti.From != orig || ti.How != Minimized || ti.Run != run || ti.Length != 6 {
+		t.Errorf("derived trace: from %d how %q run %d length %d; want from %d, %q, run %d, 6 steps", ti.From, ti.How, ti.Run, ti.Length, orig, Minimized, run)
+	}
+	if oi, _ := s.TraceInfo(orig); oi.From != 0 || oi.How != "" {
+		t.Errorf("the original says it was derived: from %d how %q", oi.From, oi.How)
+	}
+	if _, err := s.AddDerived(orig+100, Minimized, short, time.Time{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("derived from a trace that is not stored: %v", err)
+	}
+}

@@ -36,6 +36,10 @@ type TraceInfo struct {
 	// than 1 means the same violation was found before (or since). FirstSeen is the oldest of them.
 	Seen      int   `json:"seen"`
 	FirstSeen int64 `json:"first_seen,omitempty"`
+	// From is the trace this one was made from, and How says how ("minimized"); 0 and "" for a
+	// trace a check found.
+	From int64  `json:"from,omitempty"`
+	How  string `json:"how,omitempty"`
 
 	violation bool // whether the trace has a violation, even one with an empty kind
 }
@@ -44,6 +48,23 @@ type TraceInfo struct {
 // steps in one transaction, and returns its id. Each call stores a new trace, so the distinct
 // violations of a run are distinct traces, and one found again shares its Signature.
 func (s *Store) AddTrace(runID int64, t *engine.Trace, found time.Time) (int64, error) {
+	return s.addTrace(runID, t, found, 0, "")
+}
+
+// Minimized is how a trace made by replay.Minimize is derived from its original.
+const Minimized = "minimized"
+
+// AddDerived stores trace t, made from stored trace from (how says how, e.g. Minimized), as part
+// of the same run, and returns its id.
+func (s *Store) AddDerived(from int64, how string, t *engine.Trace, found time.Time) (int64, error) {
+	orig, err := s.TraceInfo(from)
+	if err != nil {
+		return 0, err
+	}
+	return s.addTrace(orig.Run, t, found, from, how)
+}
+
+func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int64, how string) (int64, error) {
 	if found.IsZero() {
 		found = time.Now()
 	}
@@ -74,12 +95,16 @@ func (s *Store) AddTrace(runID int64, t *engine.Trace, found time.Time) (int64, 
 	if runID != 0 {
 		run = runID
 	}
+	var derivedFrom any
+	if from != 0 {
+		derivedFrom = from
+	}
 	var id int64
 	err := s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
-			length, init_hash, strings, found_at, env) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			length, init_hash, strings, found_at, env, derived_from, derivation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run, t.Model, params, kind, name, msg, site, signature, len(t.Steps), int64(t.InitHash),
-			enc.strings, formatTime(found), env)
+			enc.strings, formatTime(found), env, derivedFrom, how)
 		if err != nil {
 			return fmt.Errorf("store: add trace: %w", err)
 		}
@@ -188,21 +213,21 @@ func encodeTrace(t *engine.Trace) encodedTrace {
 }
 
 const traceColumns = `t.id, t.run_id, t.model, t.params, t.kind, t.name, t.message, t.site, t.signature,
-	t.length, t.init_hash, t.found_at, t.env,
+	t.length, t.init_hash, t.found_at, t.env, t.derived_from, t.derivation,
 	(SELECT count(*) FROM traces o WHERE o.model = t.model AND o.signature = t.signature),
 	(SELECT min(o.id) FROM traces o WHERE o.model = t.model AND o.signature = t.signature)`
 
 func scanTraceInfo(sc scanner) (TraceInfo, error) {
 	var ti TraceInfo
-	var run, first sql.NullInt64
+	var run, first, from sql.NullInt64
 	var params, kind, signature, found, env sql.NullString
 	var hash int64
 	err := sc.Scan(&ti.ID, &run, &ti.Model, &params, &kind, &ti.Name, &ti.Message, &ti.Site, &signature,
-		&ti.Length, &hash, &found, &env, &ti.Seen, &first)
+		&ti.Length, &hash, &found, &env, &from, &ti.How, &ti.Seen, &first)
 	if err != nil {
 		return ti, err
 	}
-	ti.Run, ti.FirstSeen, ti.InitHash = run.Int64, first.Int64, engine.Hash(hash)
+	ti.Run, ti.FirstSeen, ti.InitHash, ti.From = run.Int64, first.Int64, engine.Hash(hash), from.Int64
 	ti.Kind, ti.violation, ti.Signature = kind.String, kind.Valid, signature.String
 	if ti.Params, err = parseParams(params); err != nil {
 		return ti, err

@@ -18,20 +18,23 @@ import (
 //	replay.open  {model, params, trace, to}  -> replay.Summary (a divergence is data, not an error)
 //	replay.view  {step, choice}              -> replay.View at that position
 //	replay.close {}                          -> {}
+//	replay.minimize {model, params, trace, states} -> engine.Trace, shorter, same violation
 //
 // model and params default to the request's Model and Params.
 func init() {
 	Register("replay.open", replayOpen)
 	Register("replay.view", replayView)
 	Register("replay.close", replayClose)
+	Register("replay.minimize", replayMinimize)
 }
 
-// ReplayOpenArgs are the arguments of replay.open.
+// ReplayOpenArgs are the arguments of replay.open and replay.minimize.
 type ReplayOpenArgs struct {
 	Model  string            `json:"model,omitempty"`
 	Params map[string]string `json:"params,omitempty"`
 	Trace  *engine.Trace     `json:"trace"`
-	To     int               `json:"to,omitempty"` // replay only the first To steps (0: all)
+	To     int               `json:"to,omitempty"`     // replay.open: replay only the first To steps (0: all)
+	States int64             `json:"states,omitempty"` // replay.minimize: bound of its breadth-first search (0: replay.MinimizeStates)
 }
 
 // ReplayViewArgs are the arguments of replay.view.
@@ -45,13 +48,15 @@ var replaySession struct {
 	s *replay.Session
 }
 
-func replayOpen(req *Request) ([]byte, error) {
+// traceArgs decodes the arguments of replay.open and replay.minimize, defaulting the model and
+// its parameters to the request's, then to the trace's.
+func traceArgs(op string, req *Request) (ReplayOpenArgs, error) {
 	var a ReplayOpenArgs
 	if err := json.Unmarshal(req.Args, &a); err != nil {
-		return nil, fmt.Errorf("replay.open: bad arguments: %w", err)
+		return a, fmt.Errorf("%s: bad arguments: %w", op, err)
 	}
 	if a.Trace == nil {
-		return nil, errors.New("replay.open: no trace")
+		return a, fmt.Errorf("%s: no trace", op)
 	}
 	if a.Model == "" {
 		a.Model = req.Model
@@ -64,6 +69,14 @@ func replayOpen(req *Request) ([]byte, error) {
 	}
 	if a.Params == nil {
 		a.Params = a.Trace.Params
+	}
+	return a, nil
+}
+
+func replayOpen(req *Request) ([]byte, error) {
+	a, err := traceArgs("replay.open", req)
+	if err != nil {
+		return nil, err
 	}
 	m, err := cmc.Build(a.Model, a.Params)
 	if err != nil {
@@ -113,4 +126,26 @@ func replayClose(*Request) ([]byte, error) {
 		replaySession.s = nil
 	}
 	return []byte("{}"), nil
+}
+
+// replayMinimize runs replay.Minimize here, since it runs the model's code: a search for a
+// shorter path to the trace's violation, else deleting steps while the violation remains.
+func replayMinimize(req *Request) ([]byte, error) {
+	a, err := traceArgs("replay.minimize", req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cmc.Build(a.Model, a.Params); err != nil {
+		return nil, err
+	}
+	build := func() *cmc.Model {
+		m, _ := cmc.Build(a.Model, a.Params) // built once above: the parameters are good
+		return m
+	}
+	t, err := replay.Minimize(build, a.Trace, a.States)
+	if err != nil {
+		return nil, err
+	}
+	t.Params = a.Params
+	return json.Marshal(t)
 }

@@ -27,6 +27,7 @@ func init() {
 type replayFlags struct {
 	db, pkg, file, model string
 	to                   int
+	states               int64 // minimize: bound of its breadth-first search
 }
 
 func runReplay(args []string) int {
@@ -66,38 +67,11 @@ func runReplay(args []string) int {
 // what it proved and returns the exit code: 0 every step and the violation reproduced, 1 it
 // diverged, 2 it could not be replayed at all.
 func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) (int, error) {
-	t, what, pkgPath, err := loadTrace(f, id)
+	t, what, pkg, err := loadTraceAndPackage(ctx, f, id)
 	if err != nil {
 		return 2, err
 	}
-	if f.pkg != "" {
-		pkgPath = f.pkg
-	}
-	if pkgPath == "" {
-		pkgPath = "."
-	}
-	pkg, err := coord.Resolve(ctx, ".", pkgPath)
-	if err != nil {
-		return 2, err
-	}
-	bin, err := coord.Build(ctx, pkg)
-	if err != nil {
-		return 2, err
-	}
-	w, err := coord.Start(bin)
-	if err != nil {
-		return 2, err
-	}
-	defer w.Close()
-	model := f.model
-	if model == "" {
-		model = t.Model
-	}
-	args, err := json.Marshal(worker.ReplayOpenArgs{Model: model, Params: t.Params, Trace: t, To: f.to})
-	if err != nil {
-		return 2, err
-	}
-	r, err := w.Call(ctx, &worker.Request{Op: "replay.open", Args: args}, nil)
+	r, err := callWorker(ctx, pkg, "replay.open", worker.ReplayOpenArgs{Model: f.model, Params: t.Params, Trace: t, To: f.to})
 	var died *coord.ErrDied
 	switch {
 	case errors.As(err, &died):
@@ -105,8 +79,6 @@ func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer
 		return 1, nil
 	case err != nil:
 		return 2, err
-	case r.Error != "":
-		return 2, fmt.Errorf("%s (package %s)", r.Error, pkg.ImportPath)
 	}
 	var sum replay.Summary
 	if err := json.Unmarshal(r.Data, &sum); err != nil {
@@ -117,6 +89,52 @@ func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// loadTraceAndPackage reads the trace (loadTrace) and finds the package that registers its
+// model: -pkg, else the one its run checked, else the current directory.
+func loadTraceAndPackage(ctx context.Context, f *replayFlags, id int64) (*engine.Trace, string, *coord.Package, error) {
+	t, what, pkgPath, err := loadTrace(f, id)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if f.pkg != "" {
+		pkgPath = f.pkg
+	}
+	if pkgPath == "" {
+		pkgPath = "."
+	}
+	pkg, err := coord.Resolve(ctx, ".", pkgPath)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return t, what, pkg, nil
+}
+
+// callWorker builds pkg's worker and makes one request of it: op with args. A worker that died
+// is a *coord.ErrDied; an error the op returned names the package.
+func callWorker(ctx context.Context, pkg *coord.Package, op string, args any) (*worker.Reply, error) {
+	bin, err := coord.Build(ctx, pkg)
+	if err != nil {
+		return nil, err
+	}
+	w, err := coord.Start(bin)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	r, err := w.Call(ctx, &worker.Request{Op: op, Args: b}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("%s (package %s)", r.Error, pkg.ImportPath)
+	}
+	return r, nil
 }
 
 // loadTrace reads the trace from f.file or the database, with a name for it and the package its

@@ -105,8 +105,12 @@ func tracesCommand(args []string, stdout, stderr io.Writer) int {
 		if kind == "" {
 			kind, seen = "walk", "-"
 		}
+		msg := clip(ti.Message, 60)
+		if ti.From != 0 {
+			msg = fmt.Sprintf("(%s from %d) %s", ti.How, ti.From, msg)
+		}
 		fmt.Fprintf(tw, "%*d\t%s\t%s\t%*d\t%s\t%4s\t%s\n", idW, ti.ID, ti.Model, kind, stepsW, ti.Length,
-			ti.Found.Local().Format("2006-01-02 15:04:05"), seen, clip(ti.Message, 60))
+			ti.Found.Local().Format("2006-01-02 15:04:05"), seen, msg)
 	}
 	tw.Flush()
 	return 0
@@ -170,6 +174,9 @@ func writeTraceHeader(w io.Writer, info store.TraceInfo, t *engine.Trace) {
 	fmt.Fprintf(w, ", %d %s, found %s", len(t.Steps), steps, info.Found.Local().Format("2006-01-02 15:04:05"))
 	if info.Run != 0 {
 		fmt.Fprintf(w, " by run %d", info.Run)
+	}
+	if info.From != 0 {
+		fmt.Fprintf(w, ", %s from trace %d", info.How, info.From)
 	}
 	fmt.Fprintln(w)
 	if v := t.Violation; v != nil {

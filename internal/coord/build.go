@@ -18,6 +18,7 @@ import (
 type Package struct {
 	Dir        string
 	ImportPath string
+	Name       string // the package clause's name
 	Module     string // module root directory
 	CodeID     string // hash of the package's Go sources: identifies the code a run checked
 }
@@ -60,7 +61,7 @@ func Resolve(ctx context.Context, dir, pattern string) (*Package, error) {
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
 	}
-	return &Package{Dir: p.Dir, ImportPath: p.ImportPath, Module: p.Module.Dir, CodeID: hex.EncodeToString(h.Sum(nil))[:16]}, nil
+	return &Package{Dir: p.Dir, ImportPath: p.ImportPath, Name: p.Name, Module: p.Module.Dir, CodeID: hex.EncodeToString(h.Sum(nil))[:16]}, nil
 }
 
 // Build compiles the package into a worker binary: a main package, given to the go command as an

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/replay"
+	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/worker"
+)
+
+// Two things to do with a stored trace besides stepping through it: make it shorter, and keep it
+// as a regression test.
+func init() {
+	commands["minimize"] = command{run: func(args []string) int { return minimizeCommand(args, os.Stdout, os.Stderr) },
+		usage: "store a shorter trace ending in the same violation: minimize [-db FILE] [-pkg PATH] [-states N] ID"}
+	commands["export-test"] = command{run: func(args []string) int { return exportTestCommand(args, os.Stdout, os.Stderr) },
+		usage: "write a Go test that replays a trace and asserts its violation: export-test [-db FILE] [-pkg PATH] [-o FILE] ID"}
+}
+
+// traceCommandFlags parses the flags of a command on one stored trace; o is its -o, when it has
+// one, and more adds its own flags. ok false means exit 2 (the flag package or the message has
+// said why).
+func traceCommandFlags(name string, args []string, stderr io.Writer, o *string, more func(*flag.FlagSet, *replayFlags)) (f replayFlags, id int64, ok bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
+	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
+	if o != nil {
+		fs.StringVar(o, "o", "", "write the test to this `file` (default: standard output)")
+	}
+	if more != nil {
+		more(fs, &f)
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, 0, false
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "cmcdap %s: give one trace id, e.g. cmcdap %s 3 (cmcdap traces lists them)\n", name, name)
+		return f, 0, false
+	}
+	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
+	if err != nil || id < 1 {
+		fmt.Fprintf(stderr, "cmcdap %s: %q is not a trace id: give the number cmcdap traces lists\n", name, fs.Arg(0))
+		return f, 0, false
+	}
+	return f, id, true
+}
+
+func minimizeCommand(args []string, stdout, stderr io.Writer) int {
+	f, id, ok := traceCommandFlags("minimize", args, stderr, nil, func(fs *flag.FlagSet, f *replayFlags) {
+		fs.Int64Var(&f.states, "states", replay.MinimizeStates, "bound of the breadth-first search for the shortest trace; beyond it, steps are deleted instead")
+	})
+	if !ok {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := minimize(ctx, &f, id, stdout); err != nil {
+		return fail(stderr, "minimize", err)
+	}
+	return 0
+}
+
+// minimize runs replay.Minimize on trace id in a worker and stores the result, linked to it.
+func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) error {
+	t, what, pkg, err := loadTraceAndPackage(ctx, f, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), describe(t.Violation))
+	r, err := callWorker(ctx, pkg, "replay.minimize", worker.ReplayOpenArgs{Trace: t, States: f.states})
+	if err != nil {
+		return err
+	}
+	var short engine.Trace
+	if err := json.Unmarshal(r.Data, &short); err != nil {
+		return fmt.Errorf("worker: bad minimized trace: %w", err)
+	}
+	if len(short.Steps) >= len(t.Steps) {
+		fmt.Fprintf(stdout, "%s is minimal already: no shorter trace ends in the same violation\n", what)
+		return nil
+	}
+	db, err := openTraceDB(f.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	newID, err := db.AddDerived(id, store.Minimized, &short, time.Time{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "stored trace %d: %d steps, the same violation (cmcdap trace show %d)\n", newID, len(short.Steps), newID)
+	return nil
+}
+
+func describe(v *engine.Violation) string {
+	if v == nil {
+		return "no violation"
+	}
+	if v.Name != "" {
+		return v.Kind + " " + v.Name + ": " + v.Message
+	}
+	return v.Kind + ": " + v.Message
+}
+
+func exportTestCommand(args []string, stdout, stderr io.Writer) int {
+	var out string
+	f, id, ok := traceCommandFlags("export-test", args, stderr, &out, nil)
+	if !ok {
+		return 2
+	}
+	if err := exportTest(context.Background(), &f, id, out, stdout); err != nil {
+		return fail(stderr, "export-test", err)
+	}
+	return 0
+}
+
+// exportTest writes trace id as a Go test of the package that registers its model, in an external
+// test package (NAME_test), to file out or stdout. It does not overwrite a file.
+func exportTest(ctx context.Context, f *replayFlags, id int64, out string, stdout io.Writer) error {
+	t, what, pkg, err := loadTraceAndPackage(ctx, f, id)
+	if err != nil {
+		return err
+	}
+	if t.Violation == nil {
+		return fmt.Errorf("%s has no violation to assert: export a trace that ends in one", what)
+	}
+	src, err := replay.ExportTest(t, pkg.Name+"_test", pkg.ImportPath)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(src)
+		return err
+	}
+	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s exists: give another -o, or remove it first", out)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := file.Write(src); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: go test %s replays %s and fails unless it still ends in %s\n", out, pkg.ImportPath, what, describe(t.Violation))
+	return nil
+}
