@@ -436,6 +436,13 @@ async function scenario() {
   assert.match(await bookmarkRow.first().innerText(), new RegExp(`trace #1 step ${marked}\\b`));
   await shot('cmc-traces-and-bookmarks');
 
+  // Minimize the trace from its context menu (cmcdap minimize): breadth-first search found it,
+  // so it is the shortest already, and the notification says so.
+  await contextMenu(traceRow.first(), 'Minimize Trace');
+  const minimized = page.locator('.notifications-toasts .notification-list-item', { hasText: 'minimal already' });
+  await minimized.first().waitFor({ state: 'visible', timeout: 120000 });
+  log('minimize:', (await minimized.first().innerText()).replace(/\s+/g, ' '));
+
   // Stop, then re-check from the bookmark: a new check starts in that state and stops again.
   await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click();
   await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 });

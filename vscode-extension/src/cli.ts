@@ -1,29 +1,32 @@
-// Running cmcdap's listing commands (`cmcdap traces -json`, `cmcdap bookmarks -json`) for the
-// CMC views when no debug session is there to ask.
+// Running cmcdap's commands: the listings (`cmcdap traces -json`, `cmcdap bookmarks -json`) for
+// the CMC views when no debug session is there to ask, `cmcdap models`, `cmcdap minimize` and
+// `cmcdap export-test`.
 
 import { execFile } from 'node:child_process';
 
-/** runJson runs a program and parses its standard output as JSON; errors carry its stderr. */
-export function runJson(program: string, args: string[], cwd: string | undefined, timeoutMs = 20000): Promise<unknown> {
+/** runText runs a program and returns its standard output; errors carry its stderr. */
+export function runText(program: string, args: string[], cwd: string | undefined, timeoutMs = 20000, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(program, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, windowsHide: true }, (err, stdout, stderr) => {
+    execFile(program, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, windowsHide: true, signal }, (err, stdout, stderr) => {
       if (err) {
-        const why = String(stderr).trim() || err.message;
+        const why = signal?.aborted ? 'cancelled' : String(stderr).trim() || err.message;
         reject(new Error(`${baseName(program)} ${args.join(' ')}: ${why}`));
         return;
       }
-      const out = String(stdout).trim();
-      if (out === '') {
-        resolve([]);
-        return;
-      }
-      try {
-        resolve(JSON.parse(out));
-      } catch (e) {
-        reject(new Error(`${baseName(program)} ${args.join(' ')}: output is not JSON: ${(e as Error).message}`));
-      }
+      resolve(String(stdout));
     });
   });
+}
+
+/** runJson runs a program and parses its standard output as JSON; errors carry its stderr. */
+export async function runJson(program: string, args: string[], cwd: string | undefined, timeoutMs = 20000): Promise<unknown> {
+  const out = (await runText(program, args, cwd, timeoutMs)).trim();
+  if (out === '') return [];
+  try {
+    return JSON.parse(out);
+  } catch (e) {
+    throw new Error(`${baseName(program)} ${args.join(' ')}: output is not JSON: ${(e as Error).message}`);
+  }
 }
 
 function baseName(p: string): string {

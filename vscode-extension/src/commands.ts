@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { valueText } from './choices';
 import { checkThisPackage, openTraceConfig, recheckConfig } from './config';
-import { dbFor, folderFor } from './debug';
+import { runText } from './cli';
+import { dbFor, folderFor, locateCmcdap } from './debug';
 import { CmcSession, CmcSessions } from './sessions';
 import { BookmarkRecord, TraceRecord, checkBookmarkName, stepOfFrame } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
@@ -22,6 +23,7 @@ export interface CommandDeps {
   traces: TraceTree;
   bookmarks: BookmarkTree;
   panel: ViewsPanel;
+  extensionPath: string;
   lastProgram(): string | undefined;
 }
 
@@ -35,14 +37,33 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       return vscode.debug.startDebugging(folder, checkThisPackage({ activeFile: file, folder: folder?.uri.fsPath }) as vscode.DebugConfiguration);
     }),
     reg('cmc.openTrace', async (arg?: TraceRecord | number) => {
-      let id = typeof arg === 'number' ? arg : arg?.id;
-      if (id === undefined) {
-        const s = await vscode.window.showInputBox({ prompt: 'Id of the stored trace to open', validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A trace id is a whole number, 1 or more') });
-        if (!s) return;
-        id = Number(s.trim());
-      }
+      const id = await traceId(arg, 'open');
+      if (id === undefined) return;
       const folder = folderFor();
       return vscode.debug.startDebugging(folder, openTraceConfig(id, dbFor(folder), programOf(d)) as vscode.DebugConfiguration);
+    }),
+    reg('cmc.minimizeTrace', async (arg?: TraceRecord | number) => {
+      const id = await traceId(arg, 'minimize');
+      if (id === undefined) return;
+      const out = await cmcdap(d, `Minimizing trace #${id}`, ['minimize', id], 600000);
+      if (out === undefined) return;
+      d.traces.refresh();
+      void vscode.window.showInformationMessage(`cmc: ${out.trim().split('\n').pop()}`);
+    }),
+    reg('cmc.exportTraceTest', async (arg?: TraceRecord | number) => {
+      const id = await traceId(arg, 'export as a Go test');
+      if (id === undefined) return;
+      const dir = programOf(d) ?? folderFor()?.uri.fsPath;
+      const target = await vscode.window.showSaveDialog({
+        title: `Export trace #${id} as a Go test of the package that registers its model`,
+        defaultUri: dir ? vscode.Uri.file(`${dir}/trace${id}_test.go`) : undefined,
+        filters: { Go: ['go'] },
+      });
+      if (!target) return;
+      const out = await cmcdap(d, `Exporting trace #${id}`, ['export-test', '-o', target.fsPath, id], 120000);
+      if (out === undefined) return;
+      await vscode.window.showTextDocument(target);
+      void vscode.window.showInformationMessage(`cmc: ${out.trim()}`);
     }),
     reg('cmc.refresh', () => {
       d.traces.refresh();
@@ -109,6 +130,40 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
 }
 
 /** The package of the running cmc session, else of the last check launched here. */
+/** The trace a command is for: the tree item it was run on, or one the user types. */
+async function traceId(arg: TraceRecord | number | undefined, what: string): Promise<number | undefined> {
+  const id = typeof arg === 'number' ? arg : arg?.id;
+  if (id !== undefined) return id;
+  const s = await vscode.window.showInputBox({ prompt: `Id of the stored trace to ${what}`, validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'A trace id is a whole number, 1 or more') });
+  return s ? Number(s.trim()) : undefined;
+}
+
+/**
+ * cmcdap runs a command of cmcdap on the workspace's trace database, in the workspace folder,
+ * with a cancellable progress notification, and returns its output; it shows the error and
+ * returns undefined when the command fails.
+ */
+async function cmcdap(d: CommandDeps, title: string, args: (string | number)[], timeoutMs: number): Promise<string | undefined> {
+  const folder = folderFor();
+  const found = locateCmcdap(d.extensionPath, folder?.uri.fsPath);
+  if ('error' in found) {
+    void vscode.window.showErrorMessage(found.error);
+    return undefined;
+  }
+  const db = dbFor(folder);
+  const argv = [String(args[0]), ...(db ? ['-db', db] : []), ...args.slice(1).map(String)];
+  try {
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `cmc: ${title}…`, cancellable: true }, (_, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      return runText(found.path, argv, folder?.uri.fsPath, timeoutMs, abort.signal);
+    });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
 function programOf(d: CommandDeps): string | undefined {
   const p = d.sessions.active()?.session.configuration.program;
   return typeof p === 'string' && p !== '' ? p : d.lastProgram();

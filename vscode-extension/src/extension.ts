@@ -54,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('cmc.db') || e.affectsConfiguration('cmc.cmcdapPath')) refreshTrees();
     }),
-    ...registerCommands({ sessions, traces, bookmarks, panel, lastProgram: () => context.workspaceState.get<string>(lastProgramKey) }),
+    ...registerCommands({ sessions, traces, bookmarks, panel, extensionPath: context.extensionPath, lastProgram: () => context.workspaceState.get<string>(lastProgramKey) }),
   );
 }
 

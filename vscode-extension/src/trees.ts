@@ -20,6 +20,9 @@ export interface TraceRecord {
   found?: string;
   seen?: number;
   package?: string;
+  /** The trace this one was made from, and how ("minimized"). */
+  from?: number;
+  how?: string;
 }
 
 /** A bookmark, as store.Bookmark marshals it. */
@@ -76,13 +79,15 @@ function steps(n: number): string {
 
 export function traceItem(t: TraceRecord, now: Date): ItemShape {
   const when = ago(t.found, now);
-  const description = [kindText(t), steps(t.length), when].filter(Boolean).join(' · ');
+  const derived = t.from ? `${t.how || 'made'} from #${t.from}` : '';
+  const description = [kindText(t), steps(t.length), derived, when].filter(Boolean).join(' · ');
   const tip = [`**Trace #${t.id}**: ${t.model}${paramText(t.params)}`, ''];
+  if (derived) tip.push(`${derived[0].toUpperCase()}${derived.slice(1)}.`, '');
   if (t.message) tip.push(`${kindText(t)}: ${t.message}`, '');
   if (t.site) tip.push(`at \`${t.site}\``, '');
   tip.push(`${steps(t.length)}${t.found ? `, found ${new Date(t.found).toLocaleString()}` : ''}`);
   if (t.seen && t.seen > 1) tip.push('', `found ${t.seen} times`);
-  tip.push('', 'Click to open it in the debugger.');
+  tip.push('', 'Click to open it in the debugger; right-click to minimize it or export it as a Go test.');
   return {
     id: `trace:${t.id}`,
     label: `#${t.id} ${t.model}`,

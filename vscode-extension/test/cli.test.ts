@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { runJson } from '../src/cli';
+import { runJson, runText } from '../src/cli';
 
 function script(body: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cmc-cli-'));
@@ -27,4 +27,12 @@ test('a failure carries stderr', async () => {
 
 test('output that is not JSON is an error', async () => {
   await assert.rejects(runJson(script('echo hello'), ['traces'], undefined), /output is not JSON/);
+});
+
+test('runText returns the output as it is; a cancelled run says so', async () => {
+  assert.equal(await runText(script('echo "stored trace 9: 16 steps"'), ['minimize', '7'], undefined), 'stored trace 9: 16 steps\n');
+  const abort = new AbortController();
+  const slow = runText(script('sleep 5'), ['minimize', '7'], undefined, 20000, abort.signal);
+  abort.abort();
+  await assert.rejects(slow, /cmcdap minimize 7: cancelled/);
 });

@@ -27,6 +27,12 @@ test('a trace item shows model, kind, length and when', () => {
   assert.match(item.tooltip, /found 2 times/);
 });
 
+test('a minimized trace says which it was made from', () => {
+  const item = traceItem({ id: 8, model: 'AODVSpecBug', kind: 'invariant', name: 'NoLoop', length: 16, found: '2025-06-01T11:58:00Z', from: 7, how: 'minimized' }, now);
+  assert.equal(item.description, 'invariant NoLoop · 16 steps · minimized from #7 · 2 min ago');
+  assert.match(item.tooltip, /Minimized from #7\./);
+});
+
 test('a kept random walk has no kind', () => {
   const item = traceItem({ id: 2, model: 'TwoPhase', length: 1 }, now);
   assert.equal(item.description, 'random walk · 1 step');
