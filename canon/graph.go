@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+
+	"github.com/cmc-go/cmc/internal/exec"
 )
 
 // A Graph is the heap of a state as the debugger shows it: objects in canonical, breadth-first visit
@@ -234,7 +236,9 @@ func stringer(v reflect.Value) (s string, ok bool) {
 			return "", false
 		}
 	}
+	exec.Enter() // user code: a String method that never returns is a hang the watchdog reports
 	defer func() {
+		exec.Leave()
 		if r := recover(); r != nil {
 			s, ok = fmt.Sprintf("<String panicked: %v>", r), true
 		}

@@ -3,7 +3,8 @@ package exec
 import "sync/atomic"
 
 // userCode counts entries into and exits from user code: handlers, enabling conditions,
-// invariants. It is odd while user code runs. A worker's watchdog reads it to tell a handler that
+// invariants, and the String methods graphs call. It is odd while user code runs (calls do not
+// nest: the engine calls user code only from its own code). A worker's watchdog reads it to tell a handler that
 // never returns from a long check or replay, whatever the worker is doing; nothing else reads it.
 var userCode atomic.Int64
 
