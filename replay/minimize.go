@@ -23,33 +23,33 @@ const MinimizeStates = 1_000_000
 // the violation. A step whose event is no longer enabled after a deletion is skipped, and a
 // stored Choose value that no longer fits is clamped, so the result is 1-minimal: dropping any one
 // of its steps loses the violation. The result is recorded afresh (sites, notes, hashes,
-// changes) and proven by replaying it.
-func Minimize(m func() *cmc.Model, t *engine.Trace, maxStates int64) (*engine.Trace, error) {
+// changes) and proven by replaying it. shortest says the breadth-first search found it: no
+// shorter trace ends in the violation.
+func Minimize(m func() *cmc.Model, t *engine.Trace, maxStates int64) (out *engine.Trace, shortest bool, err error) {
 	if maxStates <= 0 {
 		maxStates = MinimizeStates
 	}
 	v := t.Violation
 	switch {
 	case v == nil:
-		return nil, errors.New("minimize: the trace has no violation to keep")
+		return nil, false, errors.New("minimize: the trace has no violation to keep")
 	case v.Kind == "hang" || v.Kind == "crash":
-		return nil, fmt.Errorf("minimize: a trace that ends in a %s cannot be re-run in this process", v.Kind)
+		return nil, false, fmt.Errorf("minimize: a trace that ends in a %s cannot be re-run in this process", v.Kind)
 	}
 	res, err := engine.Check(context.Background(), m(), engine.Options{Search: "bfs", All: true,
 		MaxDepth: len(t.Steps), MaxStates: maxStates})
 	if err != nil {
-		return nil, fmt.Errorf("minimize: %w", err)
+		return nil, false, fmt.Errorf("minimize: %w", err)
 	}
-	var out *engine.Trace
 	for _, found := range res.Violations {
 		if found.Violation.Signature == v.Signature && len(found.Steps) <= len(t.Steps) {
-			out = found
+			out, shortest = found, true
 			break
 		}
 	}
 	if out == nil {
 		if out, err = deleteSteps(m(), t); err != nil {
-			return nil, fmt.Errorf("minimize: %w", err)
+			return nil, false, fmt.Errorf("minimize: %w", err)
 		}
 	}
 	out.Params = t.Params
@@ -59,9 +59,9 @@ func Minimize(m func() *cmc.Model, t *engine.Trace, maxStates int64) (*engine.Tr
 		s.Close()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("minimize: the shortened trace does not replay: %w", err)
+		return nil, false, fmt.Errorf("minimize: the shortened trace does not replay: %w", err)
 	}
-	return out, nil
+	return out, shortest, nil
 }
 
 // deleteSteps shortens t by delta debugging (Zeller's ddmin, deleting complements).

@@ -98,7 +98,7 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 			}
 			return m
 		}
-		m, err := Minimize(build, r.t, 0)
+		m, _, err := Minimize(build, r.t, 0)
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}

@@ -165,9 +165,9 @@ func TestMinimizeToShortest(t *testing.T) {
 	if len(dfs.Steps) <= len(bfs.Steps) {
 		t.Fatalf("the test needs a longer DFS trace: dfs %d, bfs %d steps", len(dfs.Steps), len(bfs.Steps))
 	}
-	m, err := Minimize(func() *cmc.Model { return build(t, "relay", nil) }, dfs, 0)
-	if err != nil {
-		t.Fatal(err)
+	m, shortest, err := Minimize(func() *cmc.Model { return build(t, "relay", nil) }, dfs, 0)
+	if err != nil || !shortest {
+		t.Fatalf("minimize: %v, shortest %v; want the breadth-first trace", err, shortest)
 	}
 	if len(m.Steps) != len(bfs.Steps) || m.Violation.Signature != dfs.Violation.Signature {
 		t.Fatalf("minimized to %d steps (%s), want %d (%s)", len(m.Steps), m.Violation.Signature, len(bfs.Steps), dfs.Violation.Signature)
@@ -181,9 +181,9 @@ func TestMinimizeByDeletingSteps(t *testing.T) {
 	for seed := uint64(1); long == nil || len(long.Steps) < 8; seed++ {
 		long = check(t, "noisy", nil, engine.Options{Search: "random", Seed: seed, Steps: 100})
 	}
-	m, err := Minimize(func() *cmc.Model { return build(t, "noisy", nil) }, long, 1)
-	if err != nil {
-		t.Fatal(err)
+	m, shortest, err := Minimize(func() *cmc.Model { return build(t, "noisy", nil) }, long, 1)
+	if err != nil || shortest {
+		t.Fatalf("minimize: %v, shortest %v; want steps deleted, not a search", err, shortest)
 	}
 	if len(m.Steps) != 3 || m.Violation.Signature != long.Violation.Signature {
 		t.Fatalf("minimized %d steps to %d (%s)", len(long.Steps), len(m.Steps), m.Violation.Signature)

@@ -18,7 +18,7 @@ import (
 //	replay.open  {model, params, trace, to}  -> replay.Summary (a divergence is data, not an error)
 //	replay.view  {step, choice}              -> replay.View at that position
 //	replay.close {}                          -> {}
-//	replay.minimize {model, params, trace, states} -> engine.Trace, shorter, same violation
+//	replay.minimize {model, params, trace, states} -> MinimizeReply: a shorter trace, same violation
 //
 // model and params default to the request's Model and Params.
 func init() {
@@ -142,10 +142,18 @@ func replayMinimize(req *Request) ([]byte, error) {
 		m, _ := cmc.Build(a.Model, a.Params) // built once above: the parameters are good
 		return m
 	}
-	t, err := replay.Minimize(build, a.Trace, a.States)
+	t, shortest, err := replay.Minimize(build, a.Trace, a.States)
 	if err != nil {
 		return nil, err
 	}
 	t.Params = a.Params
-	return json.Marshal(t)
+	return json.Marshal(MinimizeReply{Trace: t, Shortest: shortest})
+}
+
+// MinimizeReply is what replay.minimize returns.
+type MinimizeReply struct {
+	Trace *engine.Trace `json:"trace"`
+	// Shortest: breadth-first search found the trace, so none shorter ends in the violation.
+	// Else steps were deleted until none could be (and a shorter trace may still exist).
+	Shortest bool `json:"shortest"`
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/cmc-go/cmc/worker"
 )
 
@@ -82,12 +83,17 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	var short engine.Trace
-	if err := json.Unmarshal(r.Data, &short); err != nil {
-		return fmt.Errorf("worker: bad minimized trace: %w", err)
+	var m worker.MinimizeReply
+	if err := json.Unmarshal(r.Data, &m); err != nil || m.Trace == nil {
+		return fmt.Errorf("worker: bad minimized trace: %v", err)
 	}
-	if len(short.Steps) >= len(t.Steps) {
-		fmt.Fprintf(stdout, "%s is minimal already: no shorter trace ends in the same violation\n", what)
+	// What the length means: the shortest (a breadth-first search found it), or only 1-minimal.
+	how := "the shortest to the same violation"
+	if !m.Shortest {
+		how = fmt.Sprintf("no step of it can be deleted; breadth-first search stopped at %s states, so a shorter trace may exist: raise -states", tracefmt.Thousands(f.states))
+	}
+	if len(m.Trace.Steps) >= len(t.Steps) {
+		fmt.Fprintf(stdout, "%s is minimal already: %s\n", what, how)
 		return nil
 	}
 	db, err := openTraceDB(f.db)
@@ -95,11 +101,11 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 		return err
 	}
 	defer db.Close()
-	newID, err := db.AddDerived(id, store.Minimized, &short, time.Time{})
+	newID, err := db.AddDerived(id, store.Minimized, m.Trace, time.Time{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "stored trace %d: %d steps, the same violation (cmcdap trace show %d)\n", newID, len(short.Steps), newID)
+	fmt.Fprintf(stdout, "stored trace %d: %d steps, %s (cmcdap trace show %d)\n", newID, len(m.Trace.Steps), how, newID)
 	return nil
 }
 

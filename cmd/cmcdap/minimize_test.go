@@ -35,7 +35,7 @@ func TestMinimizeAndExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "minimizing trace 1 (Walk): 38 steps, invariant NotBoth3: a and b are both 3\n" +
-		"stored trace 2: 6 steps, the same violation (cmcdap trace show 2)\n"
+		"stored trace 2: 6 steps, the shortest to the same violation (cmcdap trace show 2)\n"
 	if out.String() != want {
 		t.Errorf("minimize said:\n%swant:\n%s", out.String(), want)
 	}
@@ -57,8 +57,15 @@ func TestMinimizeAndExport(t *testing.T) {
 		t.Errorf("trace show 2: exit %d\n%s", code, out.String())
 	}
 	out.Reset()
-	if err := minimize(ctx, rf, 2, &out); err != nil || !strings.Contains(out.String(), "trace 2 (Walk) is minimal already") {
+	if err := minimize(ctx, rf, 2, &out); err != nil || !strings.Contains(out.String(), "trace 2 (Walk) is minimal already: the shortest") {
 		t.Errorf("minimizing the minimal trace: %v\n%s", err, out.String())
+	}
+	// With no room to search, steps are deleted, and the message says a shorter trace may exist.
+	out.Reset()
+	cut := *rf
+	cut.states = 1
+	if err := minimize(ctx, &cut, 1, &out); err != nil || !strings.Contains(out.String(), "no step of it can be deleted; breadth-first search stopped at 1 states") {
+		t.Errorf("minimizing by deleting steps: %v\n%s", err, out.String())
 	}
 
 	// Export into a copy of the package, inside this module, and run its tests.

@@ -436,8 +436,8 @@ async function scenario() {
   assert.match(await bookmarkRow.first().innerText(), new RegExp(`trace #1 step ${marked}\\b`));
   await shot('cmc-traces-and-bookmarks');
 
-  // Minimize the trace from its context menu (cmcdap minimize): breadth-first search found it,
-  // so it is the shortest already, and the notification says so.
+  // Minimize the trace from its context menu (cmcdap minimize): breadth-first search found it, so
+  // no step of it can be deleted, and the notification says it is minimal already.
   await contextMenu(traceRow.first(), 'Minimize Trace');
   const minimized = page.locator('.notifications-toasts .notification-list-item', { hasText: 'minimal already' });
   await minimized.first().waitFor({ state: 'visible', timeout: 120000 });
