@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
@@ -28,20 +27,14 @@ func init() {
 		usage: "write a Go test that replays a trace and asserts its violation: export-test [-db FILE] [-pkg PATH] [-o FILE] ID"}
 }
 
-// traceCommandFlags parses the flags of a command on one stored trace; o is its -o, when it has
-// one, and more adds its own flags. ok false means exit 2 (the flag package or the message has
-// said why).
-func traceCommandFlags(name string, args []string, stderr io.Writer, o *string, more func(*flag.FlagSet, *replayFlags)) (f replayFlags, id int64, ok bool) {
+// traceCommandFlags parses the flags of a command on one stored trace; more adds the command's
+// own. ok false means exit 2 (the flag package or the message has said why).
+func traceCommandFlags(name string, args []string, stderr io.Writer, more func(*flag.FlagSet, *replayFlags)) (f replayFlags, id int64, ok bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
 	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
-	if o != nil {
-		fs.StringVar(o, "o", "", "write the test to this `file` (default: standard output)")
-	}
-	if more != nil {
-		more(fs, &f)
-	}
+	more(fs, &f)
 	if err := fs.Parse(args); err != nil {
 		return f, 0, false
 	}
@@ -58,7 +51,7 @@ func traceCommandFlags(name string, args []string, stderr io.Writer, o *string, 
 }
 
 func minimizeCommand(args []string, stdout, stderr io.Writer) int {
-	f, id, ok := traceCommandFlags("minimize", args, stderr, nil, func(fs *flag.FlagSet, f *replayFlags) {
+	f, id, ok := traceCommandFlags("minimize", args, stderr, func(fs *flag.FlagSet, f *replayFlags) {
 		fs.Int64Var(&f.states, "states", replay.MinimizeStates, "bound of the breadth-first search for the shortest trace; beyond it, steps are deleted instead")
 	})
 	if !ok {
@@ -78,7 +71,10 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), describe(t.Violation))
+	if t.Violation == nil {
+		return fmt.Errorf("%s has no violation to keep: minimize a trace that ends in one", what)
+	}
+	fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), tracefmt.Violation(t.Violation))
 	r, err := callWorker(ctx, pkg, "replay.minimize", worker.ReplayOpenArgs{Trace: t, States: f.states})
 	if err != nil {
 		return err
@@ -109,19 +105,11 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 	return nil
 }
 
-func describe(v *engine.Violation) string {
-	if v == nil {
-		return "no violation"
-	}
-	if v.Name != "" {
-		return v.Kind + " " + v.Name + ": " + v.Message
-	}
-	return v.Kind + ": " + v.Message
-}
-
 func exportTestCommand(args []string, stdout, stderr io.Writer) int {
 	var out string
-	f, id, ok := traceCommandFlags("export-test", args, stderr, &out, nil)
+	f, id, ok := traceCommandFlags("export-test", args, stderr, func(fs *flag.FlagSet, _ *replayFlags) {
+		fs.StringVar(&out, "o", "", "write the test to this `file` (default: standard output)")
+	})
 	if !ok {
 		return 2
 	}
@@ -163,6 +151,6 @@ func exportTest(ctx context.Context, f *replayFlags, id int64, out string, stdou
 	if err := file.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: go test %s replays %s and fails unless it still ends in %s\n", out, pkg.ImportPath, what, describe(t.Violation))
+	fmt.Fprintf(stdout, "wrote %s: go test %s replays %s and fails unless it still ends in %s\n", out, pkg.ImportPath, what, tracefmt.Violation(t.Violation))
 	return nil
 }
