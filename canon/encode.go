@@ -15,7 +15,7 @@ import (
 
 // Version is the canonical format's version. It is mixed into every hash, so hashes stored by an
 // older format never match a newer one. Bump it whenever the bytes for any value change.
-const Version byte = 2
+const Version byte = 3
 
 // An Error says which value could not be captured, where and why.
 type Error struct {
@@ -37,6 +37,7 @@ type encoder struct {
 	types   []reflect.Type  // object number-1 -> objectType, to catch type-punned interior pointers
 	queue   []object        // objects numbered but not yet encoded, in number order
 	spans   []span          // memory each object occupies, to catch interior pointers
+	base    int             // objects of earlier components in this capture
 	scratch [][]byte        // free buffers for map keys and set elements
 	parts   [][]part        // free lists of encoded keys and elements, to sort them
 
@@ -45,10 +46,11 @@ type encoder struct {
 	mapHeader unsafe.Pointer // the map being encoded, as a reflect.Value reads it
 	mapSlots  map[*plan]*mapSlots
 
-	tracking bool     // record the path, to say where an error happened
-	path     []string // path segments while tracking
-	qpaths   []string // path of each queued object while tracking
-	inKey    bool     // encoding a map key or set element: no objects allowed
+	tracking  bool     // record the path, to say where an error happened
+	path      []string // path segments while tracking
+	qpaths    []string // path of each object of the capture while tracking
+	spanPaths []string // path of each span while tracking
+	inKey     bool     // encoding a map key or set element: no objects allowed
 }
 
 // An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
@@ -72,29 +74,54 @@ func (enc *Encoder) Encode(dst []byte, root any) ([]byte, error) {
 
 // EncodeValue is Encode for a reflect.Value; name prefixes paths in errors (a process name).
 func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (out []byte, err error) {
-	if !root.IsValid() {
-		return dst, &Error{Path: name, Reason: "state root must be a non-nil pointer, not nil"}
+	err = enc.EncodeComponents([]Root{{Name: name, V: root}}, func(_ int, b []byte) { out = b }, dst)
+	if err != nil {
+		return dst, err
 	}
-	if root.Kind() != reflect.Pointer || root.IsNil() {
-		return dst, &Error{Path: name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", root.Type())}
-	}
+	return out, nil
+}
+
+// EncodeComponents encodes each root on its own, numbering its objects from 1, and hands each
+// encoding to emit (appended to dst, valid until the next call). The roots must share nothing:
+// components are restored one by one, so an object or a backing array reachable from two of them
+// would come back as two, and writes through one would no longer be seen through the other. Such
+// sharing is an Error naming both paths.
+func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
-	e.buf = dst
-	if err := e.run(root, false); err != nil {
+	if err := e.components(roots, emit, dst, false); err != nil {
 		// Run again, slowly, recording paths, to say exactly where.
-		e.buf = dst
-		err = e.run(root, true)
+		err = e.components(roots, nil, dst, true)
 		if err == nil { // cannot happen: encoding is deterministic
 			err = &Error{Reason: "state could not be captured"}
 		}
-		if ce, ok := err.(*Error); ok && name != "" {
-			ce.Path = name + ce.Path
-		}
 		e.buf = nil
-		return dst, err
+		return err
 	}
-	out, e.buf = e.buf, nil
-	return out, nil
+	e.buf = nil
+	return nil
+}
+
+func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool) error {
+	e.reset(tracking)
+	for i, r := range roots {
+		if !r.V.IsValid() {
+			return &Error{Path: r.Name, Reason: "state root must be a non-nil pointer, not nil"}
+		}
+		if r.V.Kind() != reflect.Pointer || r.V.IsNil() {
+			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
+		}
+		e.buf = dst
+		if err := e.run(r.V, r.Name); err != nil {
+			return err
+		}
+		if emit != nil {
+			emit(i, e.buf)
+		}
+	}
+	if !tracking && len(e.spans) > 1 && overlap(e.spans) {
+		return &Error{Reason: "interior pointer"}
+	}
+	return nil
 }
 
 // Hash is the hash of canonical bytes that the visited set stores. It mixes Version in, so hashes
@@ -107,18 +134,26 @@ func Hash(b []byte) uint64 {
 	return d.Sum64()
 }
 
-func (e *encoder) run(root reflect.Value, tracking bool) (err error) {
+// reset starts a capture: no object is known yet.
+func (e *encoder) reset(tracking bool) {
 	if e.seen == nil {
 		e.seen = make(map[uintptr]int)
 		e.mapSlots = make(map[*plan]*mapSlots)
 	}
 	clear(e.seen)
 	e.types = e.types[:0]
-	e.queue = e.queue[:0]
 	e.spans = e.spans[:0]
-	e.path = e.path[:0]
+	e.spanPaths = e.spanPaths[:0]
 	e.qpaths = e.qpaths[:0]
 	e.tracking = tracking
+}
+
+// run encodes one component. Objects of earlier components of the same capture stay known, so a
+// second reference to one of them is caught; numbers start again from 1 (base).
+func (e *encoder) run(root reflect.Value, name string) (err error) {
+	e.base = len(e.types)
+	e.queue = e.queue[:0]
+	e.path = e.path[:0]
 	e.inKey = false
 	defer func() {
 		clear(e.queue) // do not keep the state alive through the encoder
@@ -134,11 +169,15 @@ func (e *encoder) run(root reflect.Value, tracking bool) (err error) {
 		}
 	}()
 	t := root.Type()
+	e.path = append(e.path, name)
+	if n, ok := e.seen[uintptr(root.UnsafePointer())]; ok && t.Elem().Size() > 0 {
+		e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
+	}
 	e.addObject(objectType(t), root.UnsafePointer(), planFor(t.Elem()), t.Elem().Size() == 0, false)
 	for i := 0; i < len(e.queue); i++ {
 		o := e.queue[i]
-		if tracking {
-			e.path = append(e.path[:0], e.qpaths[i])
+		if e.tracking {
+			e.path = append(e.path[:0], e.qpaths[e.base+i])
 		}
 		if o.isMap {
 			e.mapContent(o)
@@ -146,10 +185,15 @@ func (e *encoder) run(root reflect.Value, tracking bool) (err error) {
 			o.plan.enc(e, reflect.NewAt(o.plan.t, o.ptr).Elem())
 		}
 	}
-	if !tracking && len(e.spans) > 1 && overlap(e.spans) {
-		return &Error{Reason: "interior pointer"}
-	}
 	return nil
+}
+
+// qpath is where object n (1-based, over the whole capture) was first reached, when tracking.
+func (e *encoder) qpath(n int) string {
+	if e.tracking && n-1 < len(e.qpaths) {
+		return e.qpaths[n-1]
+	}
+	return "another component"
 }
 
 func (e *encoder) fail(format string, args ...any) {
@@ -171,11 +215,14 @@ func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize
 			if e.types[n-1] != t {
 				e.fail("%s points where a %s already is: pointers into the middle of another object cannot be captured; point to the whole object, or use an index", t, e.types[n-1])
 			}
-			e.uvarint(uint64(n))
+			if n <= e.base {
+				e.fail("this %s is also %s: components (processes and environments) are restored separately, so they cannot share objects; keep a copy in one of them (send a value, not a pointer), or refer to the object by an id", t, e.qpath(n))
+			}
+			e.uvarint(uint64(n - e.base))
 			return false
 		}
 	}
-	e.uvarint(uint64(e.addObject(t, ptr, target, zeroSize, isMap)))
+	e.uvarint(uint64(e.addObject(t, ptr, target, zeroSize, isMap) - e.base))
 	return true
 }
 
@@ -213,11 +260,12 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 func (e *encoder) addSpan(start, size uintptr) {
 	s := span{start: start, end: start + size}
 	if e.tracking {
-		for _, o := range e.spans {
+		for i, o := range e.spans {
 			if s.start < o.end && o.start < s.end {
-				e.fail("this value overlaps memory of another captured object (a pointer into the middle of a struct or array, or two slices sharing a backing array): canonical bytes cannot restore such sharing; copy the value, or refer to it by index")
+				e.fail("this value shares memory with %s (a pointer into the middle of a struct or array, or two slices sharing a backing array within their capacity): canonical bytes cannot restore such sharing; copy the value (slices.Clone), or refer to it by index", e.spanPaths[i])
 			}
 		}
+		e.spanPaths = append(e.spanPaths, strings.Join(e.path, ""))
 	}
 	e.spans = append(e.spans, s)
 }
@@ -323,6 +371,12 @@ func buildArray(p *plan) {
 }
 
 // buildSlice builds the plan of a slice; set makes it a multiset (order ignored).
+//
+// A slice is its length, its spare capacity and its elements: capacity decides whether an append
+// writes in place or copies, and so what two appends to one slice share, and Decode restores it
+// exactly. The memory of the whole capacity belongs to the slice, so two slices that share a
+// backing array (even without overlapping) are refused. A set is restored sorted with no spare
+// capacity, and its capacity is not state: the model declared that only its elements matter.
 func buildSlice(p *plan, set bool) {
 	t := p.t
 	if set && typeMayRef(t.Elem()) {
@@ -338,11 +392,14 @@ func buildSlice(p *plan, set bool) {
 			e.buf = append(e.buf, 0)
 			return
 		}
-		n := v.Len()
+		n, c := v.Len(), v.Cap()
 		e.uvarint(uint64(n) + 1)
+		if !set {
+			e.uvarint(uint64(c - n))
+		}
 		base := v.UnsafePointer()
-		if n > 0 && size > 0 {
-			e.addSpan(uintptr(base), uintptr(n)*size)
+		if c > 0 && size > 0 {
+			e.addSpan(uintptr(base), uintptr(c)*size)
 		}
 		switch {
 		case set:
@@ -372,20 +429,30 @@ func buildSlice(p *plan, set bool) {
 			return
 		}
 		n--
+		var spare uint64
+		if !set {
+			spare = d.uvarint()
+		}
 		d.checkCount(n, elem.min, size)
+		if spare > maxSilent || (size > 0 && spare > maxSilent/uint64(size)) {
+			d.fail("spare capacity %d is too large", spare)
+		}
+		c := int(n + spare)
 		if byteSlice {
-			b := make([]byte, n)
+			b := make([]byte, n, c)
 			copy(b, d.take(n))
 			v.SetBytes(b)
 			return
 		}
-		if n == 0 {
+		if c == 0 {
 			v.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
 			return
 		}
-		// Grow and SetLen write the new slice in place: no reflect.Value header to allocate.
-		v.Grow(int(n))
+		// Grow, SetLen and SetCap write the new slice in place: no reflect.Value header to allocate.
+		// Grow may round the capacity up to an allocation size; SetCap gives back Go's.
+		v.Grow(c)
 		v.SetLen(int(n))
+		v.SetCap(c)
 		switch {
 		case size == 0:
 			// nothing to fill

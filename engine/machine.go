@@ -31,6 +31,7 @@ type Machine struct {
 	loaded []uint32 // what each live root holds; dirty when a handler may have changed it
 	ctx    runCtx
 	digest []byte
+	roots  []canon.Root // scratch for capture
 	closed bool
 }
 
@@ -87,20 +88,21 @@ func (mc *Machine) Load(s State) error {
 	return nil
 }
 
-// capture encodes the listed components of the live state into s. It leaves them marked as not
-// loaded: the live values are what the handler left (a set in its order, say), and every
-// transition must start from decoded bytes, in search and in replay alike.
+// capture encodes the listed components of the live state into s, in one capture: they must share
+// no object (canon.Encoder.EncodeComponents). It leaves them marked as not loaded: the live values
+// are what the handler left (a set in its order, say), and every transition must start from
+// decoded bytes, in search and in replay alike.
 func (mc *Machine) capture(s State, comps []int) error {
+	roots := mc.roots[:0]
 	for _, i := range comps {
 		c := mc.Def.Components[i]
-		b, err := mc.enc.EncodeValue(mc.buf[:0], c.Root, c.Name)
-		if err != nil {
-			return err
-		}
-		mc.buf = b
-		s[i] = mc.pool.intern(b)
+		roots = append(roots, canon.Root{Name: c.Name, V: c.Root})
 	}
-	return nil
+	mc.roots = roots
+	return mc.enc.EncodeComponents(roots, func(j int, b []byte) {
+		mc.buf = b
+		s[comps[j]] = mc.pool.intern(b)
+	}, mc.buf[:0])
 }
 
 // Capture returns the state after a transition from s that may have changed the components in
