@@ -66,11 +66,24 @@ func (e *encoder) setContent(v reflect.Value, elem *plan) {
 	}
 	e.buf, e.inKey = saved, wasKey
 	sortParts(parts, all)
+	if e.sortSets {
+		sortInPlace(v, parts)
+	}
 	for _, p := range parts {
 		e.buf = append(e.buf, all[p.start:p.end]...)
 	}
 	e.giveScratch(all)
 	e.giveParts(parts)
+}
+
+// sortInPlace puts the set's elements in the order of parts, as Decode would restore them. Set
+// elements hold no pointers, so moving them is copying values.
+func sortInPlace(v reflect.Value, parts []part) {
+	tmp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+	reflect.Copy(tmp, v)
+	for j, p := range parts {
+		v.Index(j).Set(tmp.Index(p.i))
+	}
 }
 
 // Scratch buffers form a stack: map keys and set elements may nest (a set element holding a set).

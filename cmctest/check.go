@@ -14,6 +14,10 @@ import (
 // readably, when the model violates a property or cannot be checked. It returns the result for
 // further assertions (state counts, completeness).
 //
+// Unless opts.SelfCheck says otherwise, every transition is self-checked (engine.SelfCheckAll): a
+// test is where a capture fault or nondeterminism should show first. Set opts.SelfCheck for a
+// large model whose self-check would take too long.
+//
 // A check as a test runs user code in the test process: a handler that never returns hangs the
 // test until go test's -timeout, whose goroutine dump shows the handler. cmcdap check runs the
 // same check in a worker process and reports hangs and crashes as findings with traces.
@@ -39,6 +43,9 @@ func Violates(t testing.TB, m *cmc.Model, opts engine.Options) *engine.Trace {
 
 func run(t testing.TB, m *cmc.Model, opts engine.Options) *engine.Result {
 	t.Helper()
+	if opts.SelfCheck == 0 {
+		opts.SelfCheck = engine.SelfCheckAll
+	}
 	res, err := engine.Check(context.Background(), m, opts)
 	if err != nil {
 		t.Fatalf("model %s cannot be checked: %v", m.Name(), err)

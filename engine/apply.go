@@ -185,11 +185,7 @@ func (mc *Machine) Graph(s State) (*canon.Graph, error) {
 	if err := mc.Load(s); err != nil {
 		return nil, err
 	}
-	roots := make([]canon.Root, len(mc.Def.Components))
-	for i, c := range mc.Def.Components {
-		roots[i] = canon.Root{Name: c.Name, V: c.Root}
-	}
-	return canon.NewGraph(roots), nil
+	return canon.NewGraph(mc.allRoots()), nil
 }
 
 // Leaves returns state s flattened by path (it loads s).

@@ -39,7 +39,11 @@ const dirty = ^uint32(0)
 
 // NewMachine takes a model and captures its initial state. The live roots are then restored from
 // the captured bytes, so every transition, in search and in replay, starts from a decoded state.
-func NewMachine(m *cmc.Model) (*Machine, State, error) {
+func NewMachine(m *cmc.Model) (*Machine, State, error) { return newMachine(m, true) }
+
+// newMachine is NewMachine; without load, the live roots keep the objects the model's builder
+// made until the first Load (the self-check compares them with their restored copy).
+func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	def, err := m.Definition()
 	if err != nil {
 		return nil, nil, err
@@ -57,6 +61,9 @@ func NewMachine(m *cmc.Model) (*Machine, State, error) {
 	if err := mc.capture(init, all); err != nil {
 		mc.Close()
 		return nil, nil, fmt.Errorf("capture initial state: %w", err)
+	}
+	if !load {
+		return mc, init, nil
 	}
 	if err := mc.Load(init); err != nil {
 		mc.Close()

@@ -31,9 +31,12 @@ type Options struct {
 	// the first step whose state differs is noted in the result: code changes after a fix do that.
 	StrictPrefix bool
 
-	// VerifyTouches re-captures every component after each transition, to catch a handler that
-	// changes a process it did not declare with cmc.Touches. It costs a full capture per transition.
-	VerifyTouches bool
+	// SelfCheck is how many transitions (the first ones) to self-check (see selfcheck.go): the next
+	// event is run on the live objects and on restored copies, and the results compared; every
+	// component is captured at once, which also checks cmc.Touches and sharing between components.
+	// 0 means DefaultSelfCheck, a negative number none, SelfCheckAll every transition. The initial
+	// state is checked too, on the objects the model's builder made.
+	SelfCheck int64
 
 	// Progress, when set, is called every few thousand transitions (the caller decides how often
 	// to show it: the engine does not read the clock).
@@ -115,19 +118,35 @@ type search struct {
 	lastTick int64
 	depth    int   // of the state being expanded
 	next     State // scratch for the state a transition reached
+	checked  int64 // transitions self-checked
+	limit    int64 // transitions to self-check
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
 // be checked at all: it does not build, its state cannot be captured, or a From prefix no longer
 // replays.
 func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
-	mc, init, err := NewMachine(m)
+	limit := opts.selfCheckLimit()
+	// The self-check of the initial state compares the objects the model's builder made with
+	// their restored copy, so those must not be restored first.
+	mc, init, err := newMachine(m, limit == 0)
 	if err != nil {
 		return nil, err
 	}
 	defer mc.Close()
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
-		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact)}
+		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
+	if limit > 0 {
+		f, err := mc.selfCheck(init, nil, 0)
+		if err != nil {
+			return nil, fmt.Errorf("initial state: %w", err)
+		}
+		if f != nil {
+			s.trail = append(s.trail, trailEntry{parent: -1})
+			s.violation(0, nil, f)
+			return s.res, nil
+		}
+	}
 	start, err := s.startState()
 	if err != nil {
 		return nil, err
@@ -347,8 +366,17 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	if err := mc.capture(s.next, ev.Touches); err != nil {
 		return s.captureError(idx, *step(), err)
 	}
-	if s.opts.VerifyTouches {
-		if err := s.verifyTouches(s.next, ev); err != nil {
+	if s.checked < s.limit {
+		s.checked++
+		f, err := mc.selfCheck(s.next, ev, s.checked)
+		if err != nil {
+			return s.captureError(idx, *step(), err)
+		}
+		if f != nil {
+			s.violation(idx, step(), f)
+			return nil
+		}
+		if err := mc.Load(s.next); err != nil {
 			return err
 		}
 	}
@@ -432,19 +460,6 @@ func (s *search) stepChecks(before []any) *Violation {
 			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
 		case err != nil:
 			return NewViolation("step-invariant", c.Name, err.Error(), "")
-		}
-	}
-	return nil
-}
-
-func (s *search) verifyTouches(next State, ev *cmc.Event) error {
-	all, err := s.mc.CaptureAll()
-	if err != nil {
-		return err
-	}
-	for i := range all {
-		if all[i] != next[i] && !slices.Contains(ev.Touches, i) {
-			return fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event", ev.Proc, ev.Name, s.mc.Def.Components[i].Name, s.mc.Def.Components[i].Name)
 		}
 	}
 	return nil
@@ -565,6 +580,20 @@ func (s *search) walk(start State) error {
 		next, err := mc.Capture(st, ev.Touches)
 		if err != nil {
 			return fmt.Errorf("after %d steps: %w", len(path), err)
+		}
+		if s.checked < s.limit {
+			s.checked++
+			f, err := mc.selfCheck(next, ev, s.checked)
+			if err != nil {
+				return fmt.Errorf("after %d steps: %w", len(path), err)
+			}
+			if f != nil {
+				s.report(path, f)
+				break
+			}
+			if err := mc.Load(next); err != nil {
+				return err
+			}
 		}
 		s.res.Depth = len(path)
 		s.key = next.key(s.key[:0])

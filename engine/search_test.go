@@ -52,8 +52,8 @@ func runCheck(t *testing.T, d *datadriven.TestData) string {
 			opts.Seed = uint64(n)
 		case "keep":
 			opts.Keep = true
-		case "verify":
-			opts.VerifyTouches = true
+		case "selfcheck":
+			opts.SelfCheck = int64(n)
 		default:
 			t.Fatalf("unknown argument %s", a.Key)
 		}

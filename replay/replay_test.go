@@ -16,7 +16,7 @@ import (
 
 // TestReplay runs the transcripts in testdata/. Commands:
 //
-//	open model=NAME [K=V]... [search=bfs|dfs|random] [steps=N] [seed=N] [against=NAME] [to=N]
+//	open model=NAME [K=V]... [search=bfs|dfs|random] [steps=N] [seed=N] [selfcheck=N] [against=NAME] [to=N]
 //	    check NAME, take its first violation's trace (or the random walk), and replay it on
 //	    model against (default: the same); prints what replay proved
 //	trace                    the trace's steps and choices
@@ -128,6 +128,8 @@ func (r *runner) open(t *testing.T, d *datadriven.TestData) string {
 			opts.Steps, opts.Keep = n, true
 		case "seed":
 			opts.Seed = uint64(n)
+		case "selfcheck":
+			opts.SelfCheck = int64(n)
 		case "against":
 			against = v
 		case "to":

@@ -24,18 +24,18 @@ type Request struct {
 
 // CheckOptions are engine.Options as they cross the pipe.
 type CheckOptions struct {
-	Search        string        `json:"search,omitempty"`
-	MaxDepth      int           `json:"max_depth,omitempty"`
-	MaxStates     int64         `json:"max_states,omitempty"`
-	All           bool          `json:"all,omitempty"`
-	Exact         bool          `json:"exact,omitempty"`
-	Steps         int           `json:"steps,omitempty"`
-	Seed          uint64        `json:"seed,omitempty"`
-	Keep          bool          `json:"keep,omitempty"`
-	From          *engine.Trace `json:"from,omitempty"`
-	FromSteps     int           `json:"from_steps,omitempty"`
-	StrictPrefix  bool          `json:"strict_prefix,omitempty"`
-	VerifyTouches bool          `json:"verify_touches,omitempty"`
+	Search       string        `json:"search,omitempty"`
+	MaxDepth     int           `json:"max_depth,omitempty"`
+	MaxStates    int64         `json:"max_states,omitempty"`
+	All          bool          `json:"all,omitempty"`
+	Exact        bool          `json:"exact,omitempty"`
+	Steps        int           `json:"steps,omitempty"`
+	Seed         uint64        `json:"seed,omitempty"`
+	Keep         bool          `json:"keep,omitempty"`
+	From         *engine.Trace `json:"from,omitempty"`
+	FromSteps    int           `json:"from_steps,omitempty"`
+	StrictPrefix bool          `json:"strict_prefix,omitempty"`
+	SelfCheck    int64         `json:"self_check,omitempty"` // see engine.Options.SelfCheck
 	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
 	// (default 10).
 	Deadline float64 `json:"deadline,omitempty"`

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/canon"
+)
+
+// The self-check. The checker explores the program Go runs only if capture is faithful: running a
+// handler on the objects the previous handler left must give the same state as running it on the
+// state restored from their capture. Whatever canon does not see (a closure over a sub-object, a
+// package-level variable, capacity, sharing between components) breaks that, and so does a handler
+// that is not a function of the state (map iteration order, the clock, randomness, goroutines).
+// The self-check tests exactly this on a sample of transitions: it runs the next event three times,
+// on the live objects and twice on restored copies, and compares the captured results. Two
+// restored runs that differ are nondeterminism; a live run that differs from both is a capture
+// fault. It also captures every component in one capture, which finds objects shared with a
+// component the event did not touch, and changes to components the event did not declare.
+
+const (
+	// DefaultSelfCheck is how many transitions a search self-checks when Options.SelfCheck is 0.
+	DefaultSelfCheck = 2000
+	// SelfCheckAll self-checks every transition.
+	SelfCheckAll = math.MaxInt64
+)
+
+// selfCheckLimit is the number of transitions to self-check.
+func (o *Options) selfCheckLimit() int64 {
+	if o.SelfCheck == 0 {
+		return DefaultSelfCheck
+	}
+	return max(o.SelfCheck, 0)
+}
+
+// A fault is what the self-check found: a violation of kind capture-fault or nondeterminism.
+type fault = Violation
+
+// selfCheck runs right after event ev's handler, on the objects it left; next holds the capture of
+// the components ev touches. probe picks which enabled event to run next (rotating over the sample
+// covers every event). It returns a fault, or an error for a modelling error (sharing, Touches). It
+// leaves every component marked as not loaded.
+func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, error) {
+	// The caller's Outcome still reads the Choose points of the run it checks: probes get their own.
+	saved := mc.ctx
+	mc.ctx.points = nil
+	defer func() {
+		mc.ctx = saved
+		mc.unload()
+	}()
+	all, err := mc.CaptureAll()
+	if err != nil {
+		return nil, err
+	}
+	if ev != nil {
+		for i := range all {
+			if all[i] != next[i] && !slices.Contains(ev.Touches, i) {
+				c := mc.Def.Components[i].Name
+				return nil, fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event (the self-check found it; see docs/checkable-code.md)", ev.Proc, ev.Name, c, c)
+			}
+		}
+	}
+	// A set's order is not state: give the live objects the order a restore would, so that
+	// choosing "the first element" picks the same one in both runs.
+	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
+		return nil, err
+	}
+	var enabled []*cmc.Event
+	for _, e := range mc.Def.Events {
+		if e.Enabled != nil {
+			on, fail := mc.enabled(e)
+			if fail != nil {
+				return nil, nil // the search reports it from the restored state
+			}
+			if !on {
+				continue
+			}
+		}
+		enabled = append(enabled, e)
+	}
+	if len(enabled) == 0 {
+		return nil, nil
+	}
+	pe := enabled[probe%int64(len(enabled))]
+	live, liveOut, err := mc.probe(pe)
+	if err != nil {
+		return nil, err
+	}
+	var runs [2]State
+	var outs [2]Outcome
+	for i := range runs {
+		mc.unload()
+		if err := mc.Load(all); err != nil {
+			return nil, err
+		}
+		if runs[i], outs[i], err = mc.probe(pe); err != nil {
+			return nil, err
+		}
+	}
+	from := "the initial state"
+	if ev != nil {
+		from = "the state after " + ev.Label
+	}
+	switch {
+	case !sameRun(runs[0], outs[0], runs[1], outs[1]):
+		return NewViolation("nondeterminism", pe.Label, fmt.Sprintf(
+			"%s run twice on %s gives two different results (%s): the handler depends on something that is not state: map iteration order (range over slices.Sorted(maps.Keys(m))), the clock, randomness or goroutines",
+			pe.Label, from, mc.difference(runs[0], outs[0], runs[1], outs[1], "first", "second")), pe.File), nil
+	case !sameRun(live, liveOut, runs[0], outs[0]):
+		return NewViolation("capture-fault", pe.Label, fmt.Sprintf(
+			"%s gives a different result on the objects the last handler left than on %s restored from its capture (%s): the handler reaches something the state does not hold: a closure over part of a component (capture the root and navigate from it), a package-level variable, or memory shared in a way canon does not see",
+			pe.Label, from, mc.difference(live, liveOut, runs[0], outs[0], "live", "restored")), pe.File), nil
+	}
+	return nil, nil
+}
+
+// probe runs ev with every Choose at 0 on the loaded state and captures the whole state after it.
+func (mc *Machine) probe(ev *cmc.Event) (State, Outcome, error) {
+	out := mc.Run(ev, nil, false, nil)
+	out.Points = slices.Clone(out.Points)
+	if out.Failure != nil {
+		return nil, out, nil
+	}
+	s, err := mc.CaptureAll()
+	return s, out, err
+}
+
+// allRoots lists every component's root.
+func (mc *Machine) allRoots() []canon.Root {
+	roots := make([]canon.Root, len(mc.Def.Components))
+	for i, c := range mc.Def.Components {
+		roots[i] = canon.Root{Name: c.Name, V: c.Root}
+	}
+	return roots
+}
+
+// unload marks every component as not loaded, so the next Load restores them all.
+func (mc *Machine) unload() {
+	for i := range mc.loaded {
+		mc.loaded[i] = dirty
+	}
+}
+
+func sameRun(a State, ao Outcome, b State, bo Outcome) bool {
+	if (ao.Failure == nil) != (bo.Failure == nil) || !slices.Equal(a, b) || len(ao.Points) != len(bo.Points) {
+		return false
+	}
+	if ao.Failure != nil && (ao.Failure.Kind != bo.Failure.Kind || ao.Failure.Message != bo.Failure.Message) {
+		return false
+	}
+	for i := range ao.Points {
+		if ao.Points[i].N != bo.Points[i].N || ao.Points[i].PC != bo.Points[i].PC {
+			return false
+		}
+	}
+	return true
+}
+
+// difference says how two runs differ, naming them an and bn: their failures, their Choose calls
+// or the first paths whose values differ.
+func (mc *Machine) difference(a State, ao Outcome, b State, bo Outcome, an, bn string) string {
+	switch {
+	case ao.Failure != nil || bo.Failure != nil:
+		return fmt.Sprintf("%s: %s; %s: %s", an, failureText(ao.Failure), bn, failureText(bo.Failure))
+	case len(ao.Points) != len(bo.Points):
+		return fmt.Sprintf("%s made %d Choose calls, %s %d", an, len(ao.Points), bn, len(bo.Points))
+	}
+	for i := range ao.Points {
+		if ao.Points[i] != bo.Points[i] {
+			return fmt.Sprintf("Choose call %d: %s at %s with %d options, %s at %s with %d", i+1,
+				an, Site(ao.Points[i].PC), ao.Points[i].N, bn, Site(bo.Points[i].PC), bo.Points[i].N)
+		}
+	}
+	la, errA := mc.leavesOf(a)
+	lb, errB := mc.leavesOf(b)
+	if errA != nil || errB != nil {
+		return "the states differ"
+	}
+	changes := canon.Diff(la, lb)
+	var parts []string
+	for i, c := range changes {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(changes)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s is %s %s, %s %s", c.Path, orNone(c.Old), an, orNone(c.New), bn))
+	}
+	if len(parts) == 0 {
+		return "the states differ only in what no path shows (capacity or sharing)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (mc *Machine) leavesOf(s State) ([]canon.Leaf, error) {
+	mc.unload()
+	return mc.Leaves(s)
+}
+
+func failureText(f *Failure) string {
+	if f == nil {
+		return "no failure"
+	}
+	return f.Kind + " " + f.Message
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "absent"
+	}
+	return s
+}
