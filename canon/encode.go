@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cmc-go/cmc/internal/faults"
 )
 
 // Version is the canonical format's version. It is mixed into every hash, so hashes stored by an
@@ -466,7 +468,9 @@ func buildSlice(p *plan, set bool) {
 		// Grow may round the capacity up to an allocation size; SetCap gives back Go's.
 		v.Grow(c)
 		v.SetLen(int(n))
-		v.SetCap(c)
+		if !faults.LooseCapacity {
+			v.SetCap(c)
+		}
 		switch {
 		case size == 0:
 			// nothing to fill

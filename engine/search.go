@@ -139,7 +139,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	if limit > 0 {
 		f, err := mc.selfCheck(init, nil, 0)
 		if err != nil {
-			return nil, fmt.Errorf("initial state: %w", err)
+			return nil, fmt.Errorf("from the initial state: %w", err)
 		}
 		if f != nil {
 			s.trail = append(s.trail, trailEntry{parent: -1})

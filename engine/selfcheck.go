@@ -125,7 +125,10 @@ func (mc *Machine) probe(ev *cmc.Event) (State, Outcome, error) {
 		return nil, out, nil
 	}
 	s, err := mc.CaptureAll()
-	return s, out, err
+	if err != nil {
+		return nil, out, fmt.Errorf("after %s: %w", ev.Label, err)
+	}
+	return s, out, nil
 }
 
 // allRoots lists every component's root.

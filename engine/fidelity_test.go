@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/faults"
+)
+
+// Fidelity: for each way ordinary Go keeps state between objects, a model of a few lines whose
+// real state graph is enumerated by running its handlers as plain Go (realGo), and cmc either
+// counts the same states or refuses with a message that says where and what to do.
+
+// A fidelityModel builds a fresh model and a fingerprint of its live state, written by hand to say
+// everything the handlers can observe (aliasing and capacity included).
+type fidelityModel func() (*cmc.Model, func() string)
+
+// realGo counts the states the model reaches in Go itself: every path runs from a freshly built
+// model, with no capture and no restore, and states are told apart by the fingerprint. It fails
+// the test unless the state space is exhausted within depth steps.
+func realGo(t *testing.T, build fidelityModel, depth int) int {
+	t.Helper()
+	exec.Lock.Lock()
+	defer exec.Lock.Unlock()
+	_, fp := build()
+	seen := map[string]bool{fp(): true}
+	frontier := [][]pathStep{nil}
+	for d := 0; len(frontier) > 0; d++ {
+		if d == depth {
+			t.Fatalf("real Go: %d states and more after %d steps; raise the depth", len(seen), depth)
+		}
+		var next [][]pathStep
+		for _, p := range frontier {
+			m, _ := build()
+			def, err := m.Definition()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ei := range def.Events {
+				var prefix []int
+				for {
+					m, fp := build()
+					def, _ := m.Definition()
+					for _, st := range p {
+						native(t, def.Events[st.event], st.values)
+					}
+					ev := def.Events[ei]
+					if ev.Enabled != nil && !ev.Enabled() {
+						break
+					}
+					points := native(t, ev, prefix)
+					if f := fp(); !seen[f] {
+						seen[f] = true
+						next = append(next, append(slices.Clone(p), pathStep{event: ei, values: values(points)}))
+					}
+					var more bool
+					if prefix, more = nextPrefix(prefix, points); !more {
+						break
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return len(seen)
+}
+
+// native runs a handler as plain Go, answering its Choose calls from prefix, then 0.
+func native(t *testing.T, ev *cmc.Event, prefix []int) []ChoicePoint {
+	ctx := &runCtx{prefix: prefix}
+	exec.Set(ctx)
+	defer exec.Set(nil)
+	ev.Handler()
+	return ctx.points
+}
+
+func checkModel(t *testing.T, build fidelityModel, opts Options) (*Result, error) {
+	t.Helper()
+	m, _ := build()
+	if opts.SelfCheck == 0 {
+		opts.SelfCheck = SelfCheckAll
+	}
+	return Check(context.Background(), m, opts)
+}
+
+// sameCount checks that cmc, in bfs, dfs and exact mode, counts what real Go reaches.
+func sameCount(t *testing.T, build fidelityModel) {
+	t.Helper()
+	want := realGo(t, build, 20)
+	for _, opts := range []Options{{}, {Search: "dfs"}, {Exact: true}} {
+		res, err := checkModel(t, build, opts)
+		if err != nil {
+			t.Fatalf("%+v: %v", opts, err)
+		}
+		if len(res.Violations) > 0 {
+			t.Fatalf("%+v: %s: %s", opts, res.Violations[0].Violation.Kind, res.Violations[0].Violation.Message)
+		}
+		if res.States != int64(want) || !res.Complete {
+			t.Errorf("%+v: cmc counts %d states (complete %v), real Go reaches %d", opts, res.States, res.Complete, want)
+		}
+	}
+}
+
+// refuses checks that cmc will not check the model, and says so with every fragment of want.
+func refuses(t *testing.T, build fidelityModel, want ...string) {
+	t.Helper()
+	_, err := checkModel(t, build, Options{})
+	if err == nil {
+		t.Fatalf("checked; want an error saying %q", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q\nlacks %q", err, w)
+		}
+	}
+}
+
+// finds checks that the search reports a violation of kind whose message has every fragment.
+func finds(t *testing.T, build fidelityModel, kind string, want ...string) {
+	t.Helper()
+	res, err := checkModel(t, build, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) == 0 {
+		t.Fatalf("no violation in %d states; want %s", res.States, kind)
+	}
+	v := res.Violations[0].Violation
+	if v.Kind != kind {
+		t.Fatalf("violation %s: %s; want %s", v.Kind, v.Message, kind)
+	}
+	for _, w := range want {
+		if !strings.Contains(v.Message, w) {
+			t.Errorf("message %q\nlacks %q", v.Message, w)
+		}
+	}
+}
+
+// Capacity is state: b := append(s, 1); c := append(s, 2) write one array in Go when s has room,
+// and two when it has none.
+type forker struct {
+	A       []int
+	X       int
+	Trimmed bool
+}
+
+func forkModel() (*cmc.Model, func() string) {
+	f := &forker{A: make([]int, 5)} // 40 bytes: the allocator would round a restored copy up to 6
+	m := cmc.NewModel("fork")
+	m.Process("f", f).
+		On("fork", func() {
+			n := len(f.A)
+			b := append(f.A, 1)
+			c := append(f.A, 2)
+			f.X = b[n]*10 + c[n]
+		}, cmc.When(func() bool { return f.X == 0 })).
+		On("trim", func() { f.A, f.Trimmed = f.A[:4], true }, cmc.When(func() bool { return !f.Trimmed }))
+	return m, func() string { return fmt.Sprint(len(f.A), cap(f.A), f.X, f.Trimmed) }
+}
+
+func TestFidelityCapacity(t *testing.T) { sameCount(t, forkModel) }
+
+func TestSelfCheckFindsLooseCapacity(t *testing.T) {
+	faults.LooseCapacity = true
+	defer func() { faults.LooseCapacity = false }()
+	finds(t, forkModel, "capture-fault", "f.fork gives a different result on the objects the last handler left than on the initial state restored", "f.X is 12 live, 22 restored")
+}
+
+// Two slices that share a backing array, even without overlapping, are refused: restored apart,
+// an append through one would no longer write the other.
+type halves struct{ A, B []int }
+
+func halvesModel() (*cmc.Model, func() string) {
+	h := &halves{}
+	m := cmc.NewModel("halves")
+	m.Process("h", h).On("split", func() {
+		buf := make([]int, 4)
+		h.A, h.B = buf[:2], buf[2:]
+	}, cmc.When(func() bool { return h.A == nil }))
+	return m, func() string { return fmt.Sprint(h.A, h.B) }
+}
+
+func TestFidelitySharedBackingArray(t *testing.T) {
+	refuses(t, halvesModel, "after h.split: h.B: this value shares memory with h.A", "slices.Clone")
+}
+
+// An object a process keeps and also put into the network is refused: components are restored
+// one by one.
+type (
+	box    struct{ V int }
+	keeper struct{ Keep *box }
+	wire   struct{ Msgs []*box }
+)
+
+func sharedModel() (*cmc.Model, func() string) {
+	a, n := &keeper{}, &wire{}
+	m := cmc.NewModel("shared")
+	m.Environment("net", n)
+	m.Process("a", a).On("send", func() {
+		b := &box{}
+		a.Keep = b
+		n.Msgs = append(n.Msgs, b)
+	}, cmc.When(func() bool { return a.Keep == nil }))
+	return m, func() string { return fmt.Sprint(a.Keep != nil) }
+}
+
+func TestFidelitySharedAcrossComponents(t *testing.T) {
+	refuses(t, sharedModel, "a.Keep: this *engine.box is also net.Msgs[0]", "send a value, not a pointer")
+}
+
+// Two components on one root are refused when the model is captured first.
+func TestFidelityOneRootTwice(t *testing.T) {
+	refuses(t, func() (*cmc.Model, func() string) {
+		c := &counter{}
+		m := cmc.NewModel("twice")
+		m.Process("a", c).On("inc", func() { c.X++ }, cmc.When(func() bool { return c.X < 1 }))
+		m.Process("b", c)
+		return m, nil
+	}, "initial state: b: this is the root of another component (a) too")
+}
+
+// A handler that writes a process it did not declare with cmc.Touches is found by the self-check.
+func TestFidelityUndeclaredTouch(t *testing.T) {
+	refuses(t, func() (*cmc.Model, func() string) {
+		a, b := &counter{}, &counter{}
+		m := cmc.NewModel("touch")
+		m.Process("a", a).On("poke", func() { b.X++ }, cmc.When(func() bool { return b.X < 1 }))
+		m.Process("b", b)
+		return m, nil
+	}, "event a.poke changed b, which it does not declare: add cmc.Touches(\"b\")")
+}
+
+// A closure over part of a component writes the object the builder made, which a restore
+// replaces: the self-check finds it at the initial state.
+type holder struct{ Node *box }
+
+func closureModel() (*cmc.Model, func() string) {
+	s := &holder{Node: &box{}}
+	n := s.Node
+	m := cmc.NewModel("closure")
+	m.Process("s", s).On("inc", func() { n.V++ }, cmc.When(func() bool { return s.Node.V < 2 }))
+	return m, func() string { return fmt.Sprint(s.Node.V) }
+}
+
+func TestSelfCheckFindsClosureOverPart(t *testing.T) {
+	finds(t, closureModel, "capture-fault", "s.inc gives a different result on the objects the last handler left than on the initial state restored", "s.Node.V is 1 live, 0 restored", "a closure over part of a component")
+}
+
+// Taking "the first key" of a range over a map is nondeterministic in Go itself: the self-check
+// reports it rather than exploring one order per run.
+type picker struct {
+	Keys  map[string]bool
+	First string
+}
+
+func TestSelfCheckFindsMapOrder(t *testing.T) {
+	finds(t, func() (*cmc.Model, func() string) {
+		p := &picker{Keys: map[string]bool{}}
+		for i := range 16 {
+			p.Keys[fmt.Sprintf("k%02d", i)] = true
+		}
+		m := cmc.NewModel("maporder")
+		m.Process("p", p).On("pick", func() {
+			for k := range p.Keys {
+				p.First = k
+				break
+			}
+		}, cmc.When(func() bool { return p.First == "" }))
+		return m, nil
+	}, "nondeterminism", "p.pick run twice on the initial state gives two different results", "map iteration order")
+}
+
+// The counts of models written the way the examples are stay exact, in real Go as in cmc.
+func TestFidelityPlainModel(t *testing.T) {
+	sameCount(t, func() (*cmc.Model, func() string) {
+		a, b := &pinger{}, &pinger{}
+		m := cmc.NewModel("plain")
+		m.Process("a", a).On("send", func() { a.Sent += 1 + cmc.Choose(2) }, cmc.When(func() bool { return a.Sent < 4 }))
+		m.Process("b", b).On("got", func() { b.Got++ }, cmc.When(func() bool { return b.Got < a.Sent }))
+		return m, func() string { return fmt.Sprint(a.Sent, b.Got) }
+	})
+}
+
+var _ = errors.New
