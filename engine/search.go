@@ -500,6 +500,15 @@ func (s *search) report(path []pathStep, v *Violation) {
 	if s.sigs[v.Signature] {
 		return
 	}
+	// Re-running the path overwrites the Choose points of the run being expanded: keep them.
+	saved := s.mc.ctx
+	s.mc.ctx.points = nil
+	defer func() { s.mc.ctx = saved }()
+	if p, nd := s.reproduce(path, v); nd != nil {
+		if path, v = p, nd; s.sigs[v.Signature] {
+			return
+		}
+	}
 	s.sigs[v.Signature] = true
 	run := path
 	if v.Kind == "hang" || v.Kind == "crash" {

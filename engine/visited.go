@@ -46,6 +46,26 @@ func (v *visited) add(h uint64, key []byte) bool {
 	}
 }
 
+// has reports whether the state was recorded.
+func (v *visited) has(h uint64, key []byte) bool {
+	if v.exact != nil {
+		_, ok := v.exact[string(key)]
+		return ok
+	}
+	if h == 0 {
+		h = 1
+	}
+	mask := uint64(len(v.table) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch v.table[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
 func (v *visited) grow() {
 	old := v.table
 	v.table = make([]uint64, 2*len(old))
