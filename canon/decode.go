@@ -192,6 +192,11 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	switch {
 	case n == 0:
 		return reflect.Zero(t)
+	case n == 1:
+		return d.global(t)
+	}
+	n--
+	switch {
 	case n <= uint64(len(d.objs)):
 		o := d.objs[n-1].v
 		switch {
@@ -219,6 +224,19 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	}
 	d.fail("object %d out of order (have %d)", n, len(d.objs))
 	return reflect.Value{}
+}
+
+// global restores a reference to a global (globals.go) by its name.
+func (d *decoder) global(t reflect.Type) reflect.Value {
+	name := d.take(d.uvarint())
+	ptr, ok := globalsTable().pointer(string(name))
+	if !ok {
+		d.fail("unknown global %q", name)
+	}
+	if t.Kind() == reflect.Map {
+		return reflect.NewAt(t, unsafe.Pointer(&ptr)).Elem()
+	}
+	return reflect.NewAt(t.Elem(), ptr).Convert(t)
 }
 
 func (d *decoder) mapContent(o decObject) {

@@ -48,12 +48,16 @@ type encoder struct {
 	mapHeader unsafe.Pointer // the map being encoded, as a reflect.Value reads it
 	mapSlots  map[*plan]*mapSlots
 
-	tracking  bool     // record the path, to say where an error happened
-	path      []string // path segments while tracking
-	qpaths    []string // path of each object of the capture while tracking
-	spanPaths []string // path of each span while tracking
-	inKey     bool     // encoding a map key or set element: no objects allowed
-	sortSets  bool     // put the live elements of every set in canonical order (SortSets)
+	tracking   bool     // record the path, to say where an error happened
+	path       []string // path segments while tracking
+	qpaths     []string // path of each object of the capture while tracking
+	spanPaths  []string // path of each span while tracking
+	inKey      bool     // encoding a map key or set element: no objects allowed
+	glob       *globalTable
+	globalKeys map[uintptr]string // keys of the globals met in this capture
+	sub        *Encoder           // encodes a global's contents, for its key
+	depth      int                // of a sub-encoder
+	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
 }
 
 // An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
@@ -162,6 +166,15 @@ func (e *encoder) reset(tracking bool) {
 	e.spanPaths = e.spanPaths[:0]
 	e.qpaths = e.qpaths[:0]
 	e.tracking = tracking
+	e.useGlobals()
+}
+
+func (e *encoder) useGlobals() {
+	e.glob = globalsTable()
+	if e.globalKeys == nil {
+		e.globalKeys = make(map[uintptr]string)
+	}
+	clear(e.globalKeys)
 }
 
 // run encodes one component. Objects of earlier components of the same capture stay known, so a
@@ -219,27 +232,43 @@ func (e *encoder) fail(format string, args ...any) {
 func (e *encoder) push(seg string) { e.path = append(e.path, seg) }
 func (e *encoder) pop()            { e.path = e.path[:len(e.path)-1] }
 
-// ref appends the number of the object at ptr (a non-nil pointer or a map, of objectType t),
-// numbering it on first sight, and reports whether it was new. Pointers to zero-size values are
-// new objects every time: they never alias.
+// ref appends a reference to the object at ptr (a non-nil pointer or a map, of objectType t):
+// 1 and a name for a global (globals.go), or its number plus one, numbering it on first sight, and
+// reports whether it was new. Pointers to zero-size values are new objects every time: they never
+// alias.
 func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize, isMap bool) (fresh bool) {
-	if e.inKey {
-		e.fail("%s inside a map key or set element cannot be captured canonically; key maps by value (an id or name), not by pointer", t)
-	}
 	if !zeroSize {
 		if n, ok := e.seen[uintptr(ptr)]; ok {
+			if e.inKey {
+				e.failInKey(t)
+			}
 			if e.types[n-1] != t {
 				e.fail("%s points where a %s already is: pointers into the middle of another object cannot be captured; point to the whole object, or use an index", t, e.types[n-1])
 			}
 			if n <= e.base {
 				e.fail("this %s is also %s: components (processes and environments) are restored separately, so they cannot share objects; keep a copy in one of them (send a value, not a pointer), or refer to the object by an id", t, e.qpath(n))
 			}
-			e.uvarint(uint64(n - e.base))
+			e.uvarint(uint64(n-e.base) + 1)
 			return false
 		}
+		if !faults.NoGlobals && e.glob.isGlobal(ptr) {
+			if k := e.globalKey(t, ptr); k != "" {
+				e.buf = append(e.buf, 1)
+				e.uvarint(uint64(len(k)))
+				e.buf = append(e.buf, k...)
+				return false
+			}
+		}
 	}
-	e.uvarint(uint64(e.addObject(t, ptr, target, zeroSize, isMap) - e.base))
+	if e.inKey {
+		e.failInKey(t)
+	}
+	e.uvarint(uint64(e.addObject(t, ptr, target, zeroSize, isMap)-e.base) + 1)
 	return true
+}
+
+func (e *encoder) failInKey(t reflect.Type) {
+	e.fail("%s inside a map key or set element cannot be captured canonically; key maps by value (an id or name), not by pointer", t)
 }
 
 // objectType is the type by which an object is known, the same for every pointer or map type
@@ -528,6 +557,7 @@ func (enc *Encoder) encodeInline(dst []byte, v reflect.Value) (out []byte, err e
 	e := &enc.e
 	e.buf, e.tracking, e.inKey = dst, false, true
 	e.spans = e.spans[:0]
+	e.useGlobals()
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(encodeFailure)

@@ -81,6 +81,10 @@ func buildPlan(p *plan) {
 		p.enc, p.dec = encMutex, func(*decoder, reflect.Value) {}
 		return
 	}
+	if isHandle(t) {
+		buildHandle(p)
+		return
+	}
 	p.fastEnc, p.fastDec = scalarFast(t.Kind())
 	switch t.Kind() {
 	case reflect.Bool:

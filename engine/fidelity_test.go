@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -320,4 +322,69 @@ func TestReportedTraceIsVerified(t *testing.T) {
 	if len(tr.Steps) != 1 {
 		t.Fatalf("the trace has %d steps, want 1 (up to the step that does not reproduce)", len(tr.Steps))
 	}
+}
+
+// A sentinel error keeps its identity: errors.Is and == find it after a restore, and the handler
+// for that error runs.
+var errTimeout = errors.New("timeout")
+
+type waiter struct {
+	Err     error
+	Handled int
+}
+
+func sentinelModel() (*cmc.Model, func() string) {
+	w := &waiter{}
+	m := cmc.NewModel("sentinel")
+	m.Process("w", w).
+		On("fail", func() { w.Err = errTimeout }, cmc.When(func() bool { return w.Err == nil && w.Handled < 2 })).
+		On("handle", func() { w.Err, w.Handled = nil, w.Handled+1 }, cmc.When(func() bool { return errors.Is(w.Err, errTimeout) }))
+	return m, func() string { return fmt.Sprint(w.Err == errTimeout, w.Err != nil, w.Handled) }
+}
+
+func TestFidelitySentinelError(t *testing.T) { sameCount(t, sentinelModel) }
+
+func TestSelfCheckFindsCopiedSentinel(t *testing.T) {
+	faults.NoGlobals = true
+	defer func() { faults.NoGlobals = false }()
+	finds(t, sentinelModel, "capture-fault", "on the state after w.fail, the events enabled on the objects the last handler left (w.handle) differ from those enabled on its restored copy (none)")
+}
+
+// netip.Addr keeps its address family in a unique.Handle, compared by identity: after a restore
+// Is4 and Is6 still answer, and a zone survives.
+type host struct {
+	Addr   netip.Addr
+	Family string
+	Same   bool // == to the address parsed again
+}
+
+func addrModel(addrs ...string) fidelityModel {
+	return func() (*cmc.Model, func() string) {
+		h := &host{}
+		m := cmc.NewModel("netip")
+		m.Process("h", h).
+			On("assign", func() { h.Addr = netip.MustParseAddr(addrs[cmc.Choose(len(addrs))]) }, cmc.When(func() bool { return !h.Addr.IsValid() })).
+			On("probe", func() {
+				switch {
+				case h.Addr.Is4():
+					h.Family = "4"
+				case h.Addr.Is6():
+					h.Family = "6%" + h.Addr.Zone()
+				default:
+					h.Family = "?"
+				}
+				h.Same = h.Addr == netip.MustParseAddr(h.Addr.String())
+			}, cmc.When(func() bool { return h.Addr.IsValid() && h.Family == "" }))
+		return m, func() string { return fmt.Sprint(h.Addr, h.Family, h.Same) }
+	}
+}
+
+func TestFidelityNetipAddr(t *testing.T) {
+	sameCount(t, addrModel("10.0.0.1", "fe80::1", "fe80::1%eth0"))
+}
+
+func TestSelfCheckFindsCopiedHandle(t *testing.T) {
+	faults.NoHandles = true
+	defer func() { faults.NoHandles = false }()
+	finds(t, addrModel("fe80::1%eth0"), "capture-fault", "h.probe gives a different result on the objects the last handler left than on the state after h.assign restored", "h.Same is true live, false restored")
 }

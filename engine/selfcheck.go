@@ -68,26 +68,18 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, er
 	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
 		return nil, err
 	}
-	var enabled []*cmc.Event
-	for _, e := range mc.Def.Events {
-		if e.Enabled != nil {
-			on, fail := mc.enabled(e)
-			if fail != nil {
-				return nil, nil // the search reports it from the restored state
-			}
-			if !on {
-				continue
-			}
-		}
-		enabled = append(enabled, e)
-	}
-	if len(enabled) == 0 {
-		return nil, nil
+	enabled, ok := mc.enabledHere()
+	if !ok || len(enabled) == 0 {
+		return nil, nil // a failing condition: the search reports it from the restored state
 	}
 	pe := enabled[probe%int64(len(enabled))]
 	live, liveOut, err := mc.probe(pe)
 	if err != nil {
 		return nil, err
+	}
+	from := "the initial state"
+	if ev != nil {
+		from = "the state after " + ev.Label
 	}
 	var runs [2]State
 	var outs [2]Outcome
@@ -96,13 +88,16 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, er
 		if err := mc.Load(all); err != nil {
 			return nil, err
 		}
+		if i == 0 {
+			if restored, ok := mc.enabledHere(); ok && !slices.Equal(restored, enabled) {
+				return NewViolation("capture-fault", "", fmt.Sprintf(
+					"on %s, the events enabled on the objects the last handler left (%s) differ from those enabled on its restored copy (%s): an enabling condition reaches something the state does not hold, such as a package-level value compared by identity",
+					from, labels(enabled), labels(restored)), ""), nil
+			}
+		}
 		if runs[i], outs[i], err = mc.probe(pe); err != nil {
 			return nil, err
 		}
-	}
-	from := "the initial state"
-	if ev != nil {
-		from = "the state after " + ev.Label
 	}
 	switch {
 	case !sameRun(runs[0], outs[0], runs[1], outs[1]):
@@ -115,6 +110,35 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, er
 			pe.Label, from, mc.difference(live, liveOut, runs[0], outs[0], "live", "restored")), pe.File), nil
 	}
 	return nil, nil
+}
+
+// enabledHere lists the events enabled on the live objects; false when a condition fails.
+func (mc *Machine) enabledHere() ([]*cmc.Event, bool) {
+	var enabled []*cmc.Event
+	for _, e := range mc.Def.Events {
+		if e.Enabled != nil {
+			on, fail := mc.enabled(e)
+			if fail != nil {
+				return nil, false
+			}
+			if !on {
+				continue
+			}
+		}
+		enabled = append(enabled, e)
+	}
+	return enabled, true
+}
+
+func labels(evs []*cmc.Event) string {
+	if len(evs) == 0 {
+		return "none"
+	}
+	var l []string
+	for _, e := range evs {
+		l = append(l, e.Label)
+	}
+	return strings.Join(l, ", ")
 }
 
 // probe runs ev with every Choose at 0 on the loaded state and captures the whole state after it.

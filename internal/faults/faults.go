@@ -5,3 +5,11 @@ package faults
 // LooseCapacity makes canon restore a slice with whatever capacity the allocator rounds its length
 // up to, as it did before capacity was state: appends that copy in Go then write in place.
 var LooseCapacity bool
+
+// NoGlobals makes canon capture a pointer to a package-level value as a copy, as it did before
+// globals kept their identity: a restored sentinel error is then a different error.
+var NoGlobals bool
+
+// NoHandles makes canon capture a unique.Handle as a pointer to a copy, as it did before handles
+// were restored to the interned value: == between restored netip.Addrs then fails.
+var NoHandles bool

@@ -1,0 +1,178 @@
+package canon
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Globals. A program's state points at things that are not part of it: a sentinel error
+// (err = ErrTimeout, so errors.Is finds it), time.UTC, a default configuration. Go compares these
+// by identity, so a restored copy would no longer be the same error. A pointer into a
+// package-level variable, or to a heap object a package-level variable points to, is therefore
+// captured as a reference to a global and restored to the very same object.
+//
+// A global is named by its type and its canonical contents, not by its address or its symbol (go
+// test and go run strip the symbol table), so states hash the same in every process and binary.
+// Two different globals of one type with equal contents cannot be told apart that way, and are
+// refused when a state holds both. A global whose contents reach objects that are not globals is
+// captured as an ordinary object (a copy); the self-check reports it if that matters.
+//
+// Where globals are is read once from the executable's section headers (ELF: Linux; elsewhere
+// no pointer is a global, and such pointers are copied).
+
+type globalTable struct {
+	data    []memRange       // .data, .bss, .noptrdata and .noptrbss, as mapped
+	targets map[uintptr]bool // what words of .data and .bss point to, as addresses
+	byKey   sync.Map         // key -> unsafe.Pointer: the global each key was made from
+	anchor  unsafe.Pointer   // &globalAnchor, from which pointers into the data are derived
+	base    uintptr          // its address
+}
+
+type memRange struct{ start, end uintptr }
+
+var (
+	globalsOnce sync.Once
+	globals     *globalTable
+	// globalAnchor is a variable of ours in the data segment: its address checks the mapping,
+	// and pointers into the data segment are derived from it.
+	globalAnchor byte
+)
+
+func globalsTable() *globalTable {
+	globalsOnce.Do(func() { globals = readGlobals() })
+	return globals
+}
+
+// isGlobal reports whether ptr points into a package-level variable or to an object one points to.
+func (g *globalTable) isGlobal(ptr unsafe.Pointer) bool {
+	return g != nil && (g.has(uintptr(ptr)) || g.targets[uintptr(ptr)])
+}
+
+// globalKey names the global at ptr (a *T, or a map) by its type and contents: "" when its
+// contents reach an object that is not a global. It fails when another global already has the key.
+func (e *encoder) globalKey(t reflect.Type, ptr unsafe.Pointer) string {
+	if k, ok := e.globalKeys[uintptr(ptr)]; ok {
+		return k
+	}
+	if t.Kind() != reflect.Pointer || e.depth > 3 {
+		return "" // a map's contents would go through the map itself; a deep chain is not a name
+	}
+	e.globalKeys[uintptr(ptr)] = "" // a global that reaches itself is not named by its contents
+	if e.sub == nil {
+		e.sub = &Encoder{}
+		e.sub.e.depth = e.depth + 1
+	}
+	b, err := e.sub.encodeInline(nil, reflect.NewAt(t.Elem(), ptr).Elem())
+	if err != nil {
+		return ""
+	}
+	k := typeName(t) + "=" + string(b)
+	if prev, loaded := e.glob.byKey.LoadOrStore(k, ptr); loaded && prev.(unsafe.Pointer) != ptr {
+		e.fail("two package-level values of type %s have the same contents, and the state holds both: they cannot be told apart by their contents; make them differ (a different error message)", t)
+	}
+	e.globalKeys[uintptr(ptr)] = k
+	return k
+}
+
+// pointer resolves a key this process made.
+func (g *globalTable) pointer(key string) (unsafe.Pointer, bool) {
+	if g == nil {
+		return nil, false
+	}
+	p, ok := g.byKey.Load(key)
+	if !ok {
+		return nil, false
+	}
+	return p.(unsafe.Pointer), true
+}
+
+func readGlobals() *globalTable {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	slide := uintptr(0)
+	if f.Type == elf.ET_DYN { // position-independent: find where it was mapped
+		if slide, err = loadSlide(exe, f); err != nil {
+			return nil
+		}
+	}
+	g := &globalTable{targets: map[uintptr]bool{}, anchor: unsafe.Pointer(&globalAnchor)}
+	g.base = uintptr(g.anchor)
+	var pointerful []memRange
+	for _, s := range f.Sections {
+		switch s.Name {
+		case ".data", ".bss", ".noptrdata", ".noptrbss":
+		default:
+			continue
+		}
+		r := memRange{uintptr(s.Addr) + slide, uintptr(s.Addr+s.Size) + slide}
+		g.data = append(g.data, r)
+		if s.Name == ".data" || s.Name == ".bss" {
+			pointerful = append(pointerful, r)
+		}
+	}
+	if !g.has(g.base) {
+		return nil // the sections are not where this process has its variables
+	}
+	const word = unsafe.Sizeof(uintptr(0))
+	for _, r := range pointerful {
+		for a := (r.start + word - 1) &^ (word - 1); a+word <= r.end; a += word {
+			// Read as a number: a word of a pointerful section may hold an integer.
+			if p := *(*uintptr)(unsafe.Add(g.anchor, a-g.base)); p != 0 && !g.has(p) {
+				g.targets[p] = true
+			}
+		}
+	}
+	return g
+}
+
+func (g *globalTable) has(a uintptr) bool {
+	for _, r := range g.data {
+		if a >= r.start && a < r.end {
+			return true
+		}
+	}
+	return false
+}
+
+// loadSlide finds how far a position-independent executable was moved when it was loaded, from
+// the first mapping of its file in /proc/self/maps.
+func loadSlide(exe string, f *elf.File) (uintptr, error) {
+	var low uint64 = ^uint64(0)
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Off == 0 {
+			low = min(low, p.Vaddr)
+		}
+	}
+	m, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return 0, err
+	}
+	defer m.Close()
+	sc := bufio.NewScanner(m)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[5] != exe || fields[2] != "00000000" {
+			continue
+		}
+		start, err := strconv.ParseUint(strings.SplitN(fields[0], "-", 2)[0], 16, 64)
+		if err != nil || low == ^uint64(0) {
+			return 0, fmt.Errorf("bad mapping %q", sc.Text())
+		}
+		return uintptr(start - low), nil
+	}
+	return 0, fmt.Errorf("%s is not mapped", exe)
+}
