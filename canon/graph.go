@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/cmc-go/cmc/internal/exec"
 )
@@ -202,6 +204,13 @@ func (g *graphBuilder) value(name string, v reflect.Value, path string) Value {
 		out.Scalar = "{…}"
 		if s, ok := stringer(v); ok {
 			out.Scalar = s
+		}
+	case reflect.Func:
+		out.Scalar = "nil"
+		if !v.IsNil() {
+			if f := runtime.FuncForPC(v.Pointer()); f != nil {
+				out.Scalar = strings.TrimSuffix(f.Name(), "-fm") // what funcs.go captures
+			}
 		}
 	case reflect.Array:
 		out.Fields = make([]Value, v.Len())

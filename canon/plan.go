@@ -111,7 +111,9 @@ func buildPlan(p *plan) {
 		buildMap(p)
 	case reflect.Interface:
 		p.enc, p.dec, p.min = encInterface, decInterface, 1
-	default: // chan, func, unsafe.Pointer, uintptr
+	case reflect.Func:
+		buildFunc(p)
+	default: // chan, unsafe.Pointer, uintptr
 		reject(p, rejection(t))
 	}
 }

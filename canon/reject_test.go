@@ -136,7 +136,7 @@ func rejectCases() []rejectCase {
 	x := 1
 	return []rejectCase{
 		{"chan field", &chanNode{peers: map[string]*chanPeer{"b": {addr: "b"}, "c": {addr: "c"}}}, `nodes.peers["b"].conn`},
-		{"func field", &funcNode{}, `nodes.onRecv`},
+		{"func field holding a closure", &funcNode{onRecv: func(Msg) { x++ }}, `nodes.onRecv`},
 		{"unsafe.Pointer", &unsafeNode{}, `nodes.raw`},
 		{"uintptr", &uintptrNode{}, `nodes.addr`},
 		{"map with pointer keys", &ptrKeyNode{byPeer: map[*chanPeer]int{}}, `nodes.byPeer`},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -387,4 +389,49 @@ func TestSelfCheckFindsCopiedHandle(t *testing.T) {
 	faults.NoHandles = true
 	defer func() { faults.NoHandles = false }()
 	finds(t, addrModel("fe80::1%eth0"), "capture-fault", "h.probe gives a different result on the objects the last handler left than on the state after h.assign restored", "h.Same is true live, false restored")
+}
+
+// Func values, as etcd raft keeps them: step is a top-level function the state switches between,
+// tick a method value bound to the object that holds it. Both are captured by what they name, and
+// tick is bound again to the restored object.
+type fsm struct {
+	State string
+	N     int
+	step  func(*fsm)
+	tick  func()
+}
+
+type fsmHolder struct{ M *fsm }
+
+func stepFollower(m *fsm)  { m.State, m.step = "candidate", stepCandidate }
+func stepCandidate(m *fsm) { m.State, m.step = "leader", stepLeader }
+func stepLeader(m *fsm)    { m.N++ }
+
+func (m *fsm) tickElection()  { m.N += 10; m.tick = m.tickHeartbeat }
+func (m *fsm) tickHeartbeat() { m.N++ }
+
+func funcModel() (*cmc.Model, func() string) {
+	h := &fsmHolder{M: &fsm{State: "follower"}}
+	h.M.step, h.M.tick = stepFollower, h.M.tickElection
+	m := cmc.NewModel("funcs")
+	m.Process("h", h).
+		On("step", func() { h.M.step(h.M) }, cmc.When(func() bool { return h.M.N < 3 })).
+		On("tick", func() { h.M.tick() }, cmc.When(func() bool { return h.M.N < 12 }))
+	return m, func() string {
+		name := func(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
+		return fmt.Sprint(h.M.State, h.M.N, name(h.M.step), name(h.M.tick))
+	}
+}
+
+func TestFidelityFuncValues(t *testing.T) { sameCount(t, funcModel) }
+
+// A closure kept in the state is refused with its name.
+func TestFidelityClosureInState(t *testing.T) {
+	refuses(t, func() (*cmc.Model, func() string) {
+		x := 0
+		h := &fsmHolder{M: &fsm{step: func(*fsm) { x++ }}}
+		m := cmc.NewModel("closure-state")
+		m.Process("h", h).On("step", func() { h.M.step(h.M) }, cmc.When(func() bool { return x < 1 }))
+		return m, nil
+	}, "h.M.step: func(*engine.fsm) is a closure (github.com/cmc-go/cmc/engine.TestFidelityClosureInState.func1.1)", "use a top-level function")
 }

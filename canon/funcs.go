@@ -1,0 +1,109 @@
+package canon
+
+import (
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Function values. Real code keeps them in its state: etcd raft's step (a top-level function) and
+// tick (a method value bound to the raft object itself). A func value is captured by what it
+// names:
+//   - a top-level function or a method expression: its name, restored to the same function;
+//   - a method value on a pointer receiver that the state holds (r.tickElection): the method's
+//     name and a reference to the receiver, restored bound to the receiver's restored copy.
+//
+// A closure is refused: the variables it captured are invisible to the checker. So is a method
+// value on a value receiver (it holds a copy) or on an object outside the state.
+
+// A funcval is what a func value points to: the code, then whatever the closure holds. A method
+// value on a pointer receiver holds that pointer.
+type methodValue struct {
+	fn   uintptr
+	recv unsafe.Pointer
+}
+
+// funcs maps the names captured func values had to what restores them: a *funcval (unsafe.Pointer)
+// for a top-level function, the code address (uintptr) of a method value's wrapper.
+var funcs sync.Map
+
+var closureName = regexp.MustCompile(`\.(func|gowrap|deferwrap)\d+(\.\d+)*$`)
+
+func buildFunc(p *plan) {
+	t := p.t
+	p.min = 1
+	p.enc = func(e *encoder, v reflect.Value) {
+		if v.IsNil() {
+			e.buf = append(e.buf, 0)
+			return
+		}
+		if !v.CanAddr() {
+			e.fail("%s inside an interface cannot be captured: keep func values in fields of their own type", t)
+		}
+		fv := *(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr()))
+		code := *(*uintptr)(fv)
+		fn := runtime.FuncForPC(code)
+		if fn == nil {
+			e.fail("%s: a func value with no name cannot be captured", t)
+		}
+		name := fn.Name()
+		switch {
+		case closureName.MatchString(name):
+			e.fail("%s is a closure (%s): the variables it captured are invisible to the checker; use a top-level function, or a method value of an object the state holds (x.method), or tag the field cmc:\"-\"", t, name)
+		case strings.HasSuffix(name, "-fm") && !strings.Contains(name, ".(*"):
+			e.fail("%s is a method value on a value receiver (%s): it holds a copy the checker cannot see; take the method of a pointer", t, strings.TrimSuffix(name, "-fm"))
+		case strings.HasSuffix(name, "-fm"):
+			recv := (*methodValue)(fv).recv
+			n, ok := e.seen[uintptr(recv)]
+			if !ok || n <= e.base {
+				e.fail("%s is the method value %s of an object the state did not reach before it: bind methods of objects the state holds, such as the object that holds the field", t, strings.TrimSuffix(name, "-fm"))
+			}
+			funcs.LoadOrStore(name, code)
+			e.buf = append(e.buf, 2)
+			e.str(name)
+			e.uvarint(uint64(n - e.base))
+		default:
+			funcs.LoadOrStore(name, fv)
+			e.buf = append(e.buf, 1)
+			e.str(name)
+		}
+	}
+	p.dec = func(d *decoder, v reflect.Value) {
+		tag := d.byte()
+		if tag == 0 {
+			v.SetZero()
+			return
+		}
+		name := string(d.take(d.uvarint()))
+		f, ok := funcs.Load(name)
+		if !ok {
+			d.fail("func %s was never captured in this process", name)
+		}
+		var fv unsafe.Pointer
+		switch tag {
+		case 1:
+			fv = f.(unsafe.Pointer)
+		case 2:
+			n := d.uvarint()
+			if n == 0 || n > uint64(len(d.objs)) {
+				d.fail("method value %s bound to object %d of %d", name, n, len(d.objs))
+			}
+			recv := d.objs[n-1].v
+			if recv.Kind() != reflect.Pointer {
+				d.fail("method value %s bound to a %s", name, recv.Type())
+			}
+			fv = unsafe.Pointer(&methodValue{fn: f.(uintptr), recv: recv.UnsafePointer()})
+		default:
+			d.fail("bad func tag %d", tag)
+		}
+		*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = fv
+	}
+}
+
+func (e *encoder) str(s string) {
+	e.uvarint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
