@@ -23,7 +23,7 @@ func isHandle(t reflect.Type) bool {
 
 func buildHandle(p *plan) {
 	elem := p.t.Field(0).Type.Elem()
-	var handles sync.Map // canonical bytes of the value -> the handle's pointer
+	var handles sync.Map                 // canonical bytes of the value -> the handle's pointer
 	plain := &plan{t: p.t, name: p.name} // a struct holding a pointer, for faults.NoHandles
 	buildStruct(plain)
 	p.min = 1
