@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+
+	"github.com/cmc-go/cmc/canon"
 )
 
 // A Model is a checked system: processes, environment components, events and properties. Build
@@ -17,6 +19,7 @@ type Model struct {
 	stepChecks  []stepCheck
 	constraints []Property
 	deadlock    bool
+	rules       []canon.Rule
 	err         error
 	used        bool
 }
@@ -171,6 +174,23 @@ func (m *Model) Constraint(name string, keep func() bool) {
 	}})
 }
 
+// Omit leaves field out of the state of every value of type typ, as the tag cmc:"-" would, for a
+// type that cannot carry tags (a library's). typ is the type's package path and name: TypeName
+// gives it for an exported type; an unexported one is written out, as "go.etcd.io/raft/v3.raft".
+// A rule that matches no captured value makes the check fail, so a typo cannot pass silently. The
+// run summary lists the rules.
+func (m *Model) Omit(typ, field string) {
+	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Tag: "-"})
+}
+
+// Unordered treats slice field of type typ as a multiset, as the tag cmc:"set" would (see Omit).
+func (m *Model) Unordered(typ, field string) {
+	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Tag: "set"})
+}
+
+// TypeName is the name of type T in rules (Model.Omit): its package path and name.
+func TypeName[T any]() string { return canon.TypeName(reflect.TypeFor[T]()) }
+
 // DeadlockIsError makes a reachable state with no enabled event a violation.
 func (m *Model) DeadlockIsError() { m.deadlock = true }
 
@@ -205,7 +225,7 @@ func (m *Model) Definition() (*Definition, error) {
 	}
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
-		Constraints: m.constraints, Deadlock: m.deadlock,
+		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -229,6 +249,7 @@ type Definition struct {
 	StepChecks  []StepCheck
 	Constraints []Property
 	Deadlock    bool
+	Rules       []canon.Rule // fields left out or made sets, for types without tags
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).

@@ -138,11 +138,11 @@ func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
 	var out []Value
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if sf.Tag.Get("cmc") == "-" {
+		if ruleTag(v.Type(), sf) == "-" {
 			continue
 		}
 		val := g.value(sf.Name, v.Field(i), path+"."+sf.Name)
-		if sf.Tag.Get("cmc") == "set" && val.Ref != 0 {
+		if ruleTag(v.Type(), sf) == "set" && val.Ref != 0 {
 			g.sets[val.Ref] = true
 		}
 		out = append(out, val)

@@ -15,6 +15,8 @@ import (
 // between handles (and between netip.Addrs) still holds after a restore. Holding the pointer in the
 // table also keeps the value alive, so unique.Make keeps returning it.
 
+var handleTables sync.Map // reflect.Type -> *sync.Map
+
 // isHandle reports whether t is an instance of unique.Handle.
 func isHandle(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.PkgPath() == "unique" && strings.HasPrefix(t.Name(), "Handle[") &&

@@ -153,7 +153,7 @@ func buildStruct(p *plan) {
 	var fields []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		tag := sf.Tag.Get("cmc")
+		tag := ruleTag(t, sf)
 		if tag == "-" {
 			continue
 		}
@@ -231,7 +231,7 @@ func typeMayRef(t reflect.Type) bool {
 		return typeMayRef(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if t.Field(i).Tag.Get("cmc") != "-" && typeMayRef(t.Field(i).Type) {
+			if ruleTag(t, t.Field(i)) != "-" && typeMayRef(t.Field(i).Type) {
 				return true
 			}
 		}

@@ -290,8 +290,6 @@ func TestFidelityPlainModel(t *testing.T) {
 	})
 }
 
-
-
 // A handler that reads a package-level counter (as code that reads the clock does) makes the
 // search report a trace that a re-run does not reproduce: with the self-check off, the trace's
 // verification reports it as nondeterminism instead of storing a trace that contradicts itself.
@@ -434,4 +432,44 @@ func TestFidelityClosureInState(t *testing.T) {
 		m.Process("h", h).On("step", func() { h.M.step(h.M) }, cmc.When(func() bool { return x < 1 }))
 		return m, nil
 	}, "h.M.step: func(*engine.fsm) is a closure (github.com/cmc-go/cmc/engine.TestFidelityClosureInState.func1.1)", "use a top-level function")
+}
+
+// Rules do what tags do for types that cannot carry them: this "library" type keeps a logger
+// closure and an unordered inbox.
+type libNode struct {
+	N     int
+	Inbox []int
+	log   func(string)
+}
+
+func ruleModel(rules func(m *cmc.Model)) fidelityModel {
+	return func() (*cmc.Model, func() string) {
+		x := 0
+		n := &libNode{log: func(string) { x++ }}
+		m := cmc.NewModel("rules")
+		rules(m)
+		m.Process("n", n).On("recv", func() {
+			n.Inbox = append(n.Inbox, cmc.Choose(3))
+			n.log("got")
+		}, cmc.When(func() bool { return len(n.Inbox) < 2 }))
+		return m, func() string { return fmt.Sprint(n.Inbox) }
+	}
+}
+
+func TestRules(t *testing.T) {
+	typ := cmc.TypeName[libNode]()
+	if typ != "github.com/cmc-go/cmc/engine.libNode" {
+		t.Fatalf("TypeName = %q", typ)
+	}
+	refuses(t, ruleModel(func(m *cmc.Model) {}), "n.log: func(string) is a closure")
+	res, err := checkModel(t, ruleModel(func(m *cmc.Model) { m.Omit(typ, "log") }), Options{})
+	if err != nil || res.States != 1+3+9 {
+		t.Fatalf("omit log: %v, %d states; want 13 (inbox as a sequence)", err, res.States)
+	}
+	res, err = checkModel(t, ruleModel(func(m *cmc.Model) { m.Omit(typ, "log"); m.Unordered(typ, "Inbox") }), Options{})
+	if err != nil || res.States != 1+3+6 || !slices.Equal(res.Rules, []string{"omit " + typ + ".log", "set " + typ + ".Inbox"}) {
+		t.Fatalf("set inbox: %v, %d states, rules %q; want 10 (inbox as a multiset) and both rules", err, res.States, res.Rules)
+	}
+	refuses(t, ruleModel(func(m *cmc.Model) { m.Omit(typ, "log"); m.Omit(typ+"x", "log") }),
+		"rule omit github.com/cmc-go/cmc/engine.libNodex.log matched nothing")
 }

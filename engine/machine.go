@@ -48,6 +48,9 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := canon.AddRules(def.Rules); err != nil {
+		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
+	}
 	exec.Lock.Lock()
 	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components))}
 	for i := range mc.loaded {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/canon"
 )
 
 // Options say how to search.
@@ -91,6 +93,10 @@ type Result struct {
 	Seed        uint64 `json:"seed,omitempty"`
 	Cancelled   bool   `json:"cancelled,omitempty"`
 	PrefixNote  string `json:"prefix_note,omitempty"`
+	// Rules are the model's rules for types without tags (cmc.Model.Omit), as "omit T.f".
+	Rules []string `json:"rules,omitempty"`
+	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).
+	SelfChecked int64 `json:"self_checked"`
 }
 
 // trailEntry records how a stored state was reached, so a violation's path can be rebuilt.
@@ -174,6 +180,13 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bad := canon.Unmatched(mc.Def.Rules); len(bad) > 0 {
+		return nil, fmt.Errorf("model %s: %s", mc.Def.Name, strings.Join(bad, "; "))
+	}
+	for _, r := range mc.Def.Rules {
+		s.res.Rules = append(s.res.Rules, r.String())
+	}
+	s.res.SelfChecked = s.checked
 	s.res.CollisionProbability = 0
 	if !opts.Exact {
 		s.res.CollisionProbability = collisionBound(s.res.States)

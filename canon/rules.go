@@ -1,0 +1,89 @@
+package canon
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+)
+
+// Rules do for types that cannot carry tags (a library's) what the cmc tags do: leave a field
+// out of the state (cmc:"-") or treat a slice field as a multiset (cmc:"set"). A model declares
+// them; they hold for the whole process, as tags would, so plans built before a rule are dropped.
+
+// A Rule names a struct field by its type's stable name (TypeName) and the field's name.
+type Rule struct {
+	Type  string // e.g. go.etcd.io/raft/v3.raft
+	Field string
+	Tag   string // "-" or "set"
+}
+
+func (r Rule) String() string {
+	what := "omit"
+	if r.Tag == "set" {
+		what = "set"
+	}
+	return what + " " + r.Type + "." + r.Field
+}
+
+var (
+	rulesMu sync.Mutex
+	rules   = map[[2]string]string{} // {type, field} -> tag
+	applied = map[[2]string]bool{}   // rules a plan has used
+)
+
+// TypeName is the stable name a type has in rules and in interfaces: its package path and name.
+func TypeName(t reflect.Type) string { return typeName(t) }
+
+// AddRules makes rules hold. A rule that contradicts an earlier one for the same field is an
+// error.
+func AddRules(rs []Rule) error {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	changed := false
+	for _, r := range rs {
+		if r.Tag != "-" && r.Tag != "set" {
+			return fmt.Errorf("rule for %s.%s: tag %q; use \"-\" or \"set\"", r.Type, r.Field, r.Tag)
+		}
+		k := [2]string{r.Type, r.Field}
+		switch old, ok := rules[k]; {
+		case ok && old != r.Tag:
+			return fmt.Errorf("rule %s contradicts an earlier rule for the same field", r)
+		case !ok:
+			rules[k] = r.Tag
+			changed = true
+		}
+	}
+	if changed {
+		// Plans of the named types may have been built without the rules: build them again.
+		buildMu.Lock()
+		plans.Clear()
+		buildMu.Unlock()
+	}
+	return nil
+}
+
+// Unmatched lists the rules no captured value has used so far, with why: a type never met, or a
+// field the type does not have.
+func Unmatched(rs []Rule) []string {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	var out []string
+	for _, r := range rs {
+		if !applied[[2]string{r.Type, r.Field}] {
+			out = append(out, fmt.Sprintf("rule %s matched nothing: no captured value has type %s with a field %s (the type is named by its package path and name, as canon.TypeName says)", r, r.Type, r.Field))
+		}
+	}
+	return out
+}
+
+// ruleTag returns the tag a rule gives field f of struct type t, or the field's own tag.
+func ruleTag(t reflect.Type, f reflect.StructField) string {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	k := [2]string{typeName(t), f.Name}
+	if tag, ok := rules[k]; ok {
+		applied[k] = true
+		return tag
+	}
+	return f.Tag.Get("cmc")
+}
