@@ -92,7 +92,7 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 		fmt.Fprintf(stdout, "%s is minimal already: %s\n", what, how)
 		return nil
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, true)
 	if err != nil {
 		return err
 	}

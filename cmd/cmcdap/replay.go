@@ -14,7 +14,6 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/coord"
 	"github.com/cmc-go/cmc/replay"
-	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/worker"
 )
 
@@ -151,14 +150,7 @@ func loadTrace(f *replayFlags, id int64) (t *engine.Trace, what, pkg string, err
 		}
 		return t, fmt.Sprintf("%s (%s)", f.file, t.Model), "", nil
 	}
-	path := f.db
-	if path == "" {
-		path = store.DefaultPath(".")
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, "", "", fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
-	}
-	db, err := store.Open(path)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return nil, "", "", err
 	}

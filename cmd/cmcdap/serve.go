@@ -55,7 +55,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}

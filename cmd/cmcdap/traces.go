@@ -53,15 +53,19 @@ func parseDBFlags(name string, args []string, stderr io.Writer) (f dbFlags, pos 
 }
 
 // openTraceDB opens the database at path (default .cmc/traces.db) if there is one: listing
-// must not create a database.
-func openTraceDB(path string) (*store.Store, error) {
+// must not create a database. Unless the command writes, it opens read-only, so a database the
+// user may not write (a chmod 0444 file, a read-only directory) can be listed and shown.
+func openTraceDB(path string, write bool) (*store.Store, error) {
 	if path == "" {
 		path = store.DefaultPath(".")
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
 	}
-	return store.Open(path)
+	if write {
+		return store.Open(path)
+	}
+	return store.OpenReadOnly(path)
 }
 
 // fail prints a one-line error for command name and returns exit code 2.
@@ -78,7 +82,7 @@ func tracesCommand(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, "traces", fmt.Errorf("unexpected argument %q: to see one trace, use cmcdap trace show %s", pos[0], pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "traces", err)
 	}
@@ -128,7 +132,7 @@ func traceShowCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil || id < 1 {
 		return fail(stderr, "trace show", fmt.Errorf("%q is not a trace id: give the number cmcdap traces lists", pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "trace show", err)
 	}
@@ -206,7 +210,7 @@ func bookmarksCommand(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, "bookmarks", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "bookmarks", err)
 	}
