@@ -48,9 +48,10 @@ type checkFlags struct {
 	quiet    bool
 }
 
-func runCheck(args []string) int {
+func runCheck(args []string, stdout, stderr io.Writer) int {
 	f := checkFlags{params: settings{}}
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "model `name` (default: the package's only model)")
 	fs.Var(f.params, "set", "model parameter `KEY=VALUE` (repeatable)")
 	fs.StringVar(&f.opts.Search, "search", "bfs", "search: bfs (shortest traces), dfs or random")
@@ -66,20 +67,43 @@ func runCheck(args []string) int {
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "check", err)
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "cmcdap check: give one package, e.g. cmcdap check ./examples/aodv")
-		return 2
+	if len(pos) != 1 {
+		return fail(stderr, "check", errors.New("give one package, e.g. cmcdap check ./examples/aodv"))
+	}
+	if err := f.validate(); err != nil {
+		return fail(stderr, "check", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	code, err := check(ctx, &f, fs.Arg(0), os.Stdout, os.Stderr)
+	code, err := check(ctx, &f, pos[0], stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmcdap check: "+err.Error())
+		fmt.Fprintln(stderr, "cmcdap check: "+oneLine(err.Error()))
 	}
 	return code
+}
+
+// validate refuses numbers that mean nothing: negative bounds, zero steps, a deadline that is not
+// a positive number of seconds.
+func (f *checkFlags) validate() error {
+	switch f.opts.Search {
+	case "bfs", "dfs", "random":
+	default:
+		return fmt.Errorf("-search %q: want bfs, dfs or random", f.opts.Search)
+	}
+	if err := atLeast("depth", f.opts.MaxDepth, 0, "0 means no bound"); err != nil {
+		return err
+	}
+	if err := atLeast("states", f.opts.MaxStates, 0, "0 means no bound"); err != nil {
+		return err
+	}
+	if err := atLeast("steps", f.opts.Steps, 1, "the length of a random walk"); err != nil {
+		return err
+	}
+	return positiveSeconds("deadline", f.opts.Deadline)
 }
 
 // check runs the check and prints its outcome; it returns the exit code.
