@@ -26,12 +26,17 @@ const (
 
 // Replay replays trace (an engine.Trace as JSON) on the registered model with the given
 // parameters and fails t unless it shows want. The test file must import the package that
-// registers the model.
+// registers the model. When the trace ends in a hang or a crash, its last step runs in a child
+// process (this test binary again) with a deadline; see DefaultDeadline.
 func Replay(t testing.TB, want Want, model string, params map[string]string, trace string) {
 	t.Helper()
 	var tr engine.Trace
 	if err := json.Unmarshal([]byte(trace), &tr); err != nil {
 		t.Fatalf("cmctest: the trace is not an engine.Trace in JSON: %v", err)
+	}
+	if endsInHangOrCrash(&tr) {
+		replayLastStep(t, want, model, params, &tr)
+		return
 	}
 	m, err := cmc.Build(model, params)
 	if err != nil {

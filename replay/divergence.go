@@ -189,7 +189,7 @@ func (s *Session) diverged(prev engine.State, n int, next engine.State, out engi
 	case out.Failure != nil:
 		d.Kind, d.Site = "failure", out.Failure.Site
 		d.Reason = "the handler fails now: " + describeFailure(out.Failure)
-	case st.Hash == 0:
+	case st.Hash == 0 && s.t.Violation != nil: // without one (a hang's step run again), a state differs
 		d.Kind, d.Site = "failure", s.t.Violation.Site
 		d.Reason = "the step no longer fails (the trace ends in " + describeViolation(s.t.Violation) + ")"
 	default:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
 	"go/format"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/tracefmt"
 )
 
 // ExportTest writes a Go test file, in package pkgName, that replays trace t with
@@ -24,7 +24,9 @@ import (
 //
 // As generated, the test asserts the bug is still there. The file's comment tells the user what
 // to do once it is fixed: change cmctest.Reproduces to cmctest.Fixed (the test then fails if the
-// violation comes back along this trace) or delete the test.
+// violation comes back along this trace) or delete the test. A trace that ends in a hang or a
+// crash is the exception: its test asserts cmctest.Fixed from the start, so it fails while the
+// bug is there, because a test that passes only by waiting for a deadline slows every run.
 func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
 	if !isIdent(pkgName) {
 		return nil, fmt.Errorf("export test: %q is not a package name", pkgName)
@@ -43,17 +45,28 @@ func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
 	}
 	b.WriteString(")\n\n")
 	fmt.Fprintf(&b, "// %s replays a trace of %s%s: %d steps", name, t.Model, tracefmt.Params(t.Params), len(t.Steps))
-	if t.Violation != nil {
+	want := "cmctest.Reproduces"
+	switch {
+	case hangOrCrash(t.Violation):
+		want = "cmctest.Fixed"
+		fmt.Fprintf(&b, " ending in\n// %s.\n", oneLine(describeViolation(t.Violation)))
+		b.WriteString("//\n// As generated it asserts that the bug is fixed, so it fails while the bug is there: the steps\n")
+		b.WriteString("// before the last replay in this process, and the last step runs in a child process of this\n")
+		b.WriteString("// test binary with a deadline (cmctest.DefaultDeadline, or $CMCTEST_DEADLINE such as 2s). A\n")
+		b.WriteString("// child that is still running at the deadline, or that dies, means the bug is still there.\n")
+		b.WriteString("// (Asserting the bug instead, with cmctest.Reproduces, would make every passing run wait for\n")
+		b.WriteString("// the deadline or a crash.)\n")
+	case t.Violation != nil:
 		fmt.Fprintf(&b, " ending in\n// %s.\n", oneLine(describeViolation(t.Violation)))
 		b.WriteString("//\n// As generated it asserts that the bug is still there: every step reaches the stored state again\n")
 		b.WriteString("// and the violation happens again at the end. Once the bug is fixed this test fails. Then change\n")
 		b.WriteString("// cmctest.Reproduces to cmctest.Fixed, and it keeps the bug fixed (it fails if the violation comes\n")
 		b.WriteString("// back along this trace), or delete it.\n")
-	} else {
+	default:
 		b.WriteString(", no violation.\n//\n// It asserts that every step still reaches the stored state.\n")
 	}
-	fmt.Fprintf(&b, "func %s(t *testing.T) {\n\tcmctest.Replay(t, cmctest.Reproduces, %s, %s, %sJSON)\n}\n\n",
-		name, strconv.Quote(t.Model), paramsLiteral(t.Params), lowerFirst(name))
+	fmt.Fprintf(&b, "func %s(t *testing.T) {\n\tcmctest.Replay(t, %s, %s, %s, %sJSON)\n}\n\n",
+		name, want, strconv.Quote(t.Model), paramsLiteral(t.Params), lowerFirst(name))
 	lit := "`" + string(js) + "`"
 	if bytes.ContainsRune(js, '`') || !utf8Clean(js) {
 		lit = strconv.Quote(string(js))
@@ -64,6 +77,12 @@ func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
 		return nil, fmt.Errorf("export test: generated code does not format: %w", err)
 	}
 	return src, nil
+}
+
+// hangOrCrash reports whether v is a step that hung or killed the process: such a step runs
+// only in a child process, with a deadline.
+func hangOrCrash(v *engine.Violation) bool {
+	return v != nil && (v.Kind == "hang" || v.Kind == "crash")
 }
 
 // TraceJSON encodes a trace as JSON with one step per line, so a diff of two exported traces reads

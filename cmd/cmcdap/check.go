@@ -14,6 +14,7 @@ import (
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/cmc-go/cmc/worker"
 )
@@ -47,9 +48,10 @@ type checkFlags struct {
 	quiet    bool
 }
 
-func runCheck(args []string) int {
+func runCheck(args []string, stdout, stderr io.Writer) int {
 	f := checkFlags{params: settings{}}
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "model `name` (default: the package's only model)")
 	fs.Var(f.params, "set", "model parameter `KEY=VALUE` (repeatable)")
 	fs.StringVar(&f.opts.Search, "search", "bfs", "search: bfs (shortest traces), dfs or random")
@@ -65,20 +67,43 @@ func runCheck(args []string) int {
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "check", err)
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "cmcdap check: give one package, e.g. cmcdap check ./examples/aodv")
-		return 2
+	if len(pos) != 1 {
+		return fail(stderr, "check", errors.New("give one package, e.g. cmcdap check ./examples/aodv"))
+	}
+	if err := f.validate(); err != nil {
+		return fail(stderr, "check", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	code, err := check(ctx, &f, fs.Arg(0), os.Stdout, os.Stderr)
+	code, err := check(ctx, &f, pos[0], stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmcdap check: "+err.Error())
+		fmt.Fprintln(stderr, "cmcdap check: "+oneLine(err.Error()))
 	}
 	return code
+}
+
+// validate refuses numbers that mean nothing: negative bounds, zero steps, a deadline that is not
+// a positive number of seconds.
+func (f *checkFlags) validate() error {
+	switch f.opts.Search {
+	case "bfs", "dfs", "random":
+	default:
+		return fmt.Errorf("-search %q: want bfs, dfs or random", f.opts.Search)
+	}
+	if err := atLeast("depth", f.opts.MaxDepth, 0, "0 means no bound"); err != nil {
+		return err
+	}
+	if err := atLeast("states", f.opts.MaxStates, 0, "0 means no bound"); err != nil {
+		return err
+	}
+	if err := atLeast("steps", f.opts.Steps, 1, "the length of a random walk"); err != nil {
+		return err
+	}
+	return positiveSeconds("deadline", f.opts.Deadline)
 }
 
 // check runs the check and prints its outcome; it returns the exit code.
@@ -106,12 +131,14 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 			return 2, fmt.Errorf("package %s has several models (%s): choose one with -model", pkg.ImportPath, strings.Join(models, ", "))
 		}
 	}
-	db, err := openStore(f.db)
-	if err != nil {
-		return 2, err
-	}
-	defer db.Close()
+	// The database is opened before the check only when the check needs it (a bookmark);
+	// otherwise after, so a database that cannot be opened loses no finding: it is printed first.
+	var db *traceDB
 	if f.bookmark != "" {
+		if db, err = openStore(f.db); err != nil {
+			return 2, err
+		}
+		defer db.Close()
 		from, step, err := db.bookmarkTrace(f.bookmark)
 		if err != nil {
 			return 2, err
@@ -132,20 +159,72 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		return 2, err
 	}
 	elapsed := time.Since(checking)
-	ids, err := db.saveRun(pkg, f, res, start, time.Since(start))
-	if err != nil {
-		return 2, err
+	if !f.jsonOut {
+		writeFindings(stdout, f, pkg.ImportPath, res, elapsed)
 	}
+	dbPath := f.db
+	if dbPath == "" {
+		dbPath = store.DefaultPath(".")
+	}
+	ids, storeErr := storeRun(db, pkg, f, res, start)
 	if f.jsonOut {
-		writeJSON(stdout, res, ids, elapsed)
+		writeJSON(stdout, res, ids, elapsed, storeErr)
 	} else {
-		writeSummary(stdout, f, pkg.ImportPath, res, ids, elapsed, db.path)
+		writeStored(stdout, res, ids, dbPath)
+		if storeErr == nil {
+			writeNextSteps(stdout, nextTrace(res, ids), f.db, pkgPath)
+		}
 	}
+	code := 0
 	if len(res.Violations) > 0 {
-		return 1, nil
+		code = 1
 	}
-	return 0, nil
+	if storeErr != nil {
+		line := fmt.Sprintf("%s not stored in %s: %s; fix the database or move it aside (or give -db FILE) and check again",
+			unstored(res, len(ids)), dbPath, oneLine(storeErr.Error()))
+		if f.jsonOut {
+			fmt.Fprintln(stderr, "cmcdap check: "+line)
+		} else {
+			fmt.Fprintln(stdout, line)
+		}
+		if code == 0 { // nothing was found, but the run or walk the user asked to keep is lost
+			code = 2
+		}
+	}
+	return code, nil
 }
+
+// storeRun opens the database if the check did not need it before, and stores the run.
+func storeRun(db *traceDB, pkg *coord.Package, f *checkFlags, res *engine.Result, start time.Time) ([]int64, error) {
+	if db == nil {
+		var err error
+		if db, err = openStore(f.db); err != nil {
+			return nil, err
+		}
+		defer db.Close()
+	}
+	return db.saveRun(pkg, f, res, start, time.Since(start))
+}
+
+// unstored names what a failed store lost (the traces after the stored ones), as the subject of
+// "... not stored".
+func unstored(res *engine.Result, stored int) string {
+	switch n := len(res.Violations) - min(stored, len(res.Violations)); {
+	case n == 1 && len(res.Violations) == 1:
+		return "the violation above was"
+	case n == 1:
+		return "the last violation above was"
+	case n > 1 && n == len(res.Violations):
+		return fmt.Sprintf("the %d violations above were", n)
+	case n > 1:
+		return fmt.Sprintf("the last %d violations above were", n)
+	case res.Walk != nil:
+		return "the random walk was"
+	}
+	return "the run was"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 	return func(p engine.Progress) {
@@ -154,9 +233,11 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 	}
 }
 
-func writeSummary(w io.Writer, f *checkFlags, pkg string, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string) {
+// writeFindings prints the check's summary and every violation with its trace: before anything
+// is stored, so a store that fails loses nothing the user has not seen.
+func writeFindings(w io.Writer, f *checkFlags, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: f.model, Params: f.params, Package: pkg, Search: f.opts.Search, All: f.opts.All, Elapsed: elapsed}, res)
-	for i, t := range res.Violations {
+	for _, t := range res.Violations {
 		v := t.Violation
 		line := tracefmt.Violation(v)
 		if v.Site != "" {
@@ -164,8 +245,18 @@ func writeSummary(w io.Writer, f *checkFlags, pkg string, res *engine.Result, id
 		}
 		fmt.Fprintf(w, "\nviolation: %s\n", line)
 		tracefmt.Write(w, t)
+	}
+}
+
+// writeStored says where the check's traces were stored.
+func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string) {
+	for i := range res.Violations {
 		if i < len(ids) {
-			fmt.Fprintf(w, "stored as trace %d in %s\n", ids[i], dbPath)
+			fmt.Fprintf(w, "stored as trace %d in %s", ids[i], dbPath)
+			if len(res.Violations) > 1 {
+				fmt.Fprintf(w, " (violation %d)", i+1)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if res.Walk != nil && len(ids) > len(res.Violations) {
@@ -173,13 +264,16 @@ func writeSummary(w io.Writer, f *checkFlags, pkg string, res *engine.Result, id
 	}
 }
 
-func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Duration) {
+// writeJSON prints the outcome as one object. When storing failed, store_error says why and each
+// violation carries its trace, so the finding is in the output.
+func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Duration, storeErr error) {
 	type violation struct {
-		Kind    string `json:"kind"`
-		Name    string `json:"name,omitempty"`
-		Message string `json:"message"`
-		Length  int    `json:"length"`
-		TraceID int64  `json:"trace_id,omitempty"`
+		Kind    string        `json:"kind"`
+		Name    string        `json:"name,omitempty"`
+		Message string        `json:"message"`
+		Length  int           `json:"length"`
+		TraceID int64         `json:"trace_id,omitempty"`
+		Trace   *engine.Trace `json:"trace,omitempty"` // only when it was not stored
 	}
 	out := struct {
 		States      int64       `json:"states"`
@@ -192,17 +286,23 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Cut         int64       `json:"cut"`
 		Violations  []violation `json:"violations"`
 		WalkTraceID int64       `json:"walk_trace_id,omitempty"`
+		StoreError  string      `json:"store_error,omitempty"`
 	}{States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut, Violations: []violation{}}
 	for i, t := range res.Violations {
 		v := violation{Kind: t.Violation.Kind, Name: t.Violation.Name, Message: t.Violation.Message, Length: len(t.Steps)}
 		if i < len(ids) {
 			v.TraceID = ids[i]
+		} else {
+			v.Trace = t
 		}
 		out.Violations = append(out.Violations, v)
 	}
 	if res.Walk != nil && len(ids) > len(res.Violations) {
 		out.WalkTraceID = ids[len(ids)-1]
+	}
+	if storeErr != nil {
+		out.StoreError = oneLine(storeErr.Error())
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,63 +15,82 @@ import (
 	"sync"
 
 	dapsession "github.com/cmc-go/cmc/internal/dap"
+	"github.com/cmc-go/cmc/internal/loopback"
 	"github.com/cmc-go/cmc/internal/views"
 	"github.com/cmc-go/cmc/store"
 )
 
 func init() {
-	commands["dap"] = command{run: runDAP,
-		usage: "serve the Debug Adapter Protocol: dap [-listen 127.0.0.1:PORT] [-log FILE] (default: on stdin/stdout, as VS Code starts it)"}
+	commands["dap"] = command{run: func(args []string, stdout, stderr io.Writer) int {
+		return dapCommand(context.Background(), args, stdout, stderr)
+	},
+		usage: "serve the Debug Adapter Protocol: dap [-listen 127.0.0.1:PORT [-token T] [-allow-remote]] [-log FILE] (default: on stdin/stdout, as VS Code starts it)"}
 }
 
-func runDAP(args []string) int {
+func dapCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	listen := fs.String("listen", "", "serve DAP clients on this TCP `address` (e.g. 127.0.0.1:4711) instead of stdin/stdout")
+	token := fs.String("token", "", "with -listen: the `token` clients must give as \"token\" in their launch configuration (default: a random one, printed)")
+	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback -listen address (anyone who can reach it and has the token can make cmcdap build and run code)")
 	logFile := fs.String("log", os.Getenv("CMC_DAP_LOG"), "append every DAP message in and out to this `file` (default $CMC_DAP_LOG)")
 	verbose := fs.Bool("v", false, "log the adapter's own messages to stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "dap", err)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "cmcdap dap: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if len(pos) > 0 {
+		return fail(stderr, "dap", fmt.Errorf("unexpected argument %q: dap takes only flags", pos[0]))
+	}
+	if *listen == "" && (*token != "" || *allowRemote) {
+		return fail(stderr, "dap", errors.New("-token and -allow-remote go with -listen ADDR; over stdin/stdout no token is needed"))
 	}
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	// In stdio mode stdout is the protocol: everything else goes to stderr.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	cfg := dapsession.Config{Logger: logger, OpenViews: openViews(logger)}
 	if *logFile != "" {
 		wl, err := dapsession.OpenWireLog(*logFile)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "cmcdap dap: wire log: %v\n", err)
-			return 2
+			return fail(stderr, "dap", fmt.Errorf("wire log: %w", err))
 		}
 		defer wl.Close()
 		cfg.WireLog = wl
 	}
 	if *listen == "" {
 		if err := dapsession.Serve(stdio{}, cfg); err != nil {
-			fmt.Fprintf(os.Stderr, "cmcdap dap: %v\n", err)
+			fmt.Fprintf(stderr, "cmcdap dap: %v\n", err)
 			return 1
 		}
 		return 0
 	}
+	if err := loopback.Check(*listen, *allowRemote, "and has the token can make cmcdap build and run code on this machine", "-allow-remote"); err != nil {
+		return fail(stderr, "dap", err)
+	}
+	cfg.Token = *token
+	if cfg.Token == "" {
+		cfg.Token = newToken()
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "cmcdap dap: %v\n", err)
-		return 2
+		return fail(stderr, "dap", err)
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		fmt.Fprintf(os.Stderr, "cmcdap dap: warning: %s is reachable from other machines, and a DAP client can make cmcdap build and run code\n", ln.Addr())
-	}
-	fmt.Printf("DAP server listening at: %s\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	fmt.Fprintf(stdout, "DAP server listening at: %s\n", ln.Addr())
+	fmt.Fprintf(stdout, "token: %s (give it as \"token\" in the launch configuration)\n", cfg.Token)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	serveTCP(ctx, ln, cfg)
 	return 0
+}
+
+// newToken makes a session token: 128 random bits.
+func newToken() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // serveTCP serves each client that connects in its own session until ctx ends, then waits for

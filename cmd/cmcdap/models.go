@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/cmc-go/cmc/internal/coord"
 )
@@ -14,7 +14,9 @@ import (
 // The models command lists what a package registers, so an editor can offer a choice when a
 // launch names no model (VS Code's F5 on a package with two).
 func init() {
-	commands["models"] = command{run: func(args []string) int { return modelsCommand(context.Background(), args, os.Stdout, os.Stderr) },
+	commands["models"] = command{run: func(args []string, stdout, stderr io.Writer) int {
+		return modelsCommand(context.Background(), args, stdout, stderr)
+	},
 		usage: "list the models a package registers: models [-json] [PKG]"}
 }
 
@@ -22,22 +24,24 @@ func modelsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print a JSON array of names")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "models", err)
 	}
 	pkgPath := "."
-	switch fs.NArg() {
+	switch len(pos) {
 	case 0:
 	case 1:
-		pkgPath = fs.Arg(0)
+		pkgPath = pos[0]
 	default:
-		fmt.Fprintln(stderr, "cmcdap models: give one package (a directory or import path)")
-		return 2
+		return fail(stderr, "models", errors.New("give one package (a directory or import path), e.g. cmcdap models ./examples/aodv"))
 	}
 	models, err := packageModels(ctx, pkgPath)
 	if err != nil {
-		fmt.Fprintln(stderr, "cmcdap models: "+err.Error())
-		return 2
+		return fail(stderr, "models", err)
+	}
+	if len(models) == 0 && !*jsonOut {
+		return fail(stderr, "models", fmt.Errorf("package %s registers no models: call cmc.Register(name, build) in an init function", pkgPath))
 	}
 	if *jsonOut {
 		if models == nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/coord"
 	"github.com/cmc-go/cmc/replay"
-	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/worker"
 )
 
@@ -30,35 +29,37 @@ type replayFlags struct {
 	states               int64 // minimize: bound of its breadth-first search
 }
 
-func runReplay(args []string) int {
+func runReplay(args []string, stdout, stderr io.Writer) int {
 	var f replayFlags
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
 	fs.IntVar(&f.to, "to", 0, "replay only the first `N` steps")
 	fs.StringVar(&f.file, "trace", "", "replay the trace in this JSON `file` (an engine.Trace) instead of one from the database")
 	fs.StringVar(&f.model, "model", "", "the registered model `name` (default: the trace's model)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "replay", err)
 	}
 	var id int64
 	switch {
-	case f.file != "" && fs.NArg() == 0:
-	case f.file == "" && fs.NArg() == 1:
-		var err error
-		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id < 1 {
-			fmt.Fprintf(os.Stderr, "cmcdap replay: %q is not a trace id: give the number cmcdap check printed, e.g. cmcdap replay 3\n", fs.Arg(0))
-			return 2
+	case f.file != "" && len(pos) == 0:
+	case f.file == "" && len(pos) == 1:
+		if id, err = strconv.ParseInt(pos[0], 10, 64); err != nil || id < 1 {
+			return fail(stderr, "replay", fmt.Errorf("%q is not a trace id: give the number cmcdap check printed, e.g. cmcdap replay 3", pos[0]))
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "cmcdap replay: give one trace id (cmcdap replay 3) or -trace FILE.json")
-		return 2
+		return fail(stderr, "replay", errors.New("give one trace id (cmcdap replay 3) or -trace FILE.json"))
+	}
+	if err := atLeast("to", f.to, 0, "the number of steps to replay; 0 means all"); err != nil {
+		return fail(stderr, "replay", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	code, err := replayTrace(ctx, &f, id, os.Stdout)
+	code, err := replayTrace(ctx, &f, id, stdout)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cmcdap replay: "+err.Error())
+		return fail(stderr, "replay", err)
 	}
 	return code
 }
@@ -97,6 +98,13 @@ func loadTraceAndPackage(ctx context.Context, f *replayFlags, id int64) (*engine
 	t, what, pkgPath, err := loadTrace(f, id)
 	if err != nil {
 		return nil, "", nil, err
+	}
+	if f.to > len(t.Steps) {
+		n := fmt.Sprintf("%d steps", len(t.Steps))
+		if len(t.Steps) == 1 {
+			n = "1 step"
+		}
+		return nil, "", nil, fmt.Errorf("-to %d: %s has %s: give -to 1 to %d, or leave it out to replay all", f.to, what, n, len(t.Steps))
 	}
 	if f.pkg != "" {
 		pkgPath = f.pkg
@@ -151,14 +159,7 @@ func loadTrace(f *replayFlags, id int64) (t *engine.Trace, what, pkg string, err
 		}
 		return t, fmt.Sprintf("%s (%s)", f.file, t.Model), "", nil
 	}
-	path := f.db
-	if path == "" {
-		path = store.DefaultPath(".")
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, "", "", fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
-	}
-	db, err := store.Open(path)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return nil, "", "", err
 	}

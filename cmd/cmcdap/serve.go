@@ -17,7 +17,9 @@ import (
 )
 
 func init() {
-	commands["serve"] = command{run: func(args []string) int { return serveCommand(context.Background(), args, os.Stdout, os.Stderr) },
+	commands["serve"] = command{run: func(args []string, stdout, stderr io.Writer) int {
+		return serveCommand(context.Background(), args, stdout, stderr)
+	},
 		usage: "browse stored traces in a browser: serve [-db FILE] [-addr 127.0.0.1:0] [-pkg DIR] [-open] [-allow-remote]"}
 }
 
@@ -40,11 +42,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&f.open, "open", false, "open the views in the default browser")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback -addr (anyone who can reach it and has the token sees your program's state)")
 	fs.BoolVar(&f.verbose, "v", false, "log requests and worker activity")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagError(stderr, "serve", err)
 	}
-	if fs.NArg() > 0 {
-		return fail(stderr, "serve", fmt.Errorf("unexpected argument %q: give the database with -db FILE", fs.Arg(0)))
+	if len(pos) > 0 {
+		return fail(stderr, "serve", fmt.Errorf("unexpected argument %q: give the database with -db FILE", pos[0]))
 	}
 	if err := views.CheckLoopback(f.addr, f.allowRemote); err != nil {
 		return fail(stderr, "serve", err)
@@ -55,7 +58,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}

@@ -19,11 +19,11 @@ import (
 
 // The trace database's read-only commands: list traces, show one, list bookmarks.
 func init() {
-	commands["traces"] = command{run: func(args []string) int { return tracesCommand(args, os.Stdout, os.Stderr) },
+	commands["traces"] = command{run: tracesCommand,
 		usage: "list stored traces: traces [-db FILE] [-json]"}
-	commands["trace show"] = command{run: func(args []string) int { return traceShowCommand(args, os.Stdout, os.Stderr) },
+	commands["trace show"] = command{run: traceShowCommand,
 		usage: "print a stored trace step by step: trace show [-db FILE] [-json] ID"}
-	commands["bookmarks"] = command{run: func(args []string) int { return bookmarksCommand(args, os.Stdout, os.Stderr) },
+	commands["bookmarks"] = command{run: bookmarksCommand,
 		usage: "list bookmarks: bookmarks [-db FILE] [-json]"}
 }
 
@@ -33,52 +33,55 @@ type dbFlags struct {
 	jsonOut bool
 }
 
-// parseDBFlags parses args for command name, allowing flags after the positional arguments too
-// (cmcdap trace show 3 -json), and returns the positional ones; ok false means exit 2 (the flag
-// package has said why).
-func parseDBFlags(name string, args []string, stderr io.Writer) (f dbFlags, pos []string, ok bool) {
+// parseDBFlags parses args for command name and returns the positional ones; ok false means
+// return code (a bad flag said so in one line, or -h printed the flags).
+func parseDBFlags(name string, args []string, stderr io.Writer) (f dbFlags, pos []string, code int, ok bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
-	for {
-		if err := fs.Parse(args); err != nil {
-			return f, nil, false
-		}
-		if fs.NArg() == 0 {
-			return f, pos, true
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return f, nil, flagError(stderr, name, err), false
 	}
+	return f, pos, 0, true
 }
 
 // openTraceDB opens the database at path (default .cmc/traces.db) if there is one: listing
-// must not create a database.
-func openTraceDB(path string) (*store.Store, error) {
+// must not create a database. Unless the command writes, it opens read-only, so a database the
+// user may not write (a chmod 0444 file, a read-only directory) can be listed and shown.
+func openTraceDB(path string, write bool) (*store.Store, error) {
 	if path == "" {
 		path = store.DefaultPath(".")
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
 	}
-	return store.Open(path)
+	if write {
+		return store.Open(path)
+	}
+	return store.OpenReadOnly(path)
 }
 
 // fail prints a one-line error for command name and returns exit code 2.
 func fail(stderr io.Writer, name string, err error) int {
-	fmt.Fprintf(stderr, "cmcdap %s: %s\n", name, strings.ReplaceAll(err.Error(), "\n", " "))
+	prefix := "cmcdap"
+	if name != "" {
+		prefix += " " + name
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, strings.ReplaceAll(err.Error(), "\n", " "))
 	return 2
 }
 
 func tracesCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, ok := parseDBFlags("traces", args, stderr)
+	f, pos, code, ok := parseDBFlags("traces", args, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	if len(pos) > 0 {
 		return fail(stderr, "traces", fmt.Errorf("unexpected argument %q: to see one trace, use cmcdap trace show %s", pos[0], pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "traces", err)
 	}
@@ -117,9 +120,9 @@ func tracesCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func traceShowCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, ok := parseDBFlags("trace show", args, stderr)
+	f, pos, code, ok := parseDBFlags("trace show", args, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	if len(pos) != 1 {
 		return fail(stderr, "trace show", errors.New("give one trace id, e.g. cmcdap trace show 3 (cmcdap traces lists them)"))
@@ -128,7 +131,7 @@ func traceShowCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil || id < 1 {
 		return fail(stderr, "trace show", fmt.Errorf("%q is not a trace id: give the number cmcdap traces lists", pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "trace show", err)
 	}
@@ -199,14 +202,14 @@ func writeTraceHeader(w io.Writer, info store.TraceInfo, t *engine.Trace) {
 }
 
 func bookmarksCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, ok := parseDBFlags("bookmarks", args, stderr)
+	f, pos, code, ok := parseDBFlags("bookmarks", args, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	if len(pos) > 0 {
 		return fail(stderr, "bookmarks", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	db, err := openTraceDB(f.db)
+	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "bookmarks", err)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,5 +154,46 @@ func TestTracesCommandErrors(t *testing.T) {
 	}
 	if code, _, _ := runCmd(tracesCommand, "-nosuchflag"); code != 2 {
 		t.Errorf("a bad flag: exit %d", code)
+	}
+}
+
+// TestReadOnlyDatabase: traces and trace show work on a database in a read-only directory, with
+// the file itself chmod 0444, and leave it byte-for-byte as it was. (Run as root, the modes do
+// not stop writes; the store opens such a database with mode=ro, and store.TestOpenReadOnly shows
+// that refuses writes.)
+func TestReadOnlyDatabase(t *testing.T) {
+	path, _ := tracesDB(t)
+	dir := filepath.Dir(path)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if code, out, errs := runCmd(tracesCommand, "-db", path); code != 0 || !strings.Contains(out, "routing loop: A -> B -> A") {
+		t.Errorf("traces: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCmd(traceShowCommand, "-db", path, "1"); code != 0 || !strings.Contains(out, "trace 1: aodv") {
+		t.Errorf("trace show 1: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCmd(bookmarksCommand, "-db", path); code != 0 || !strings.Contains(out, "stale rerr") {
+		t.Errorf("bookmarks: exit %d\n%s%s", code, out, errs)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("listing changed the database (%v)", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the directory holds %v; want only the database", names)
 	}
 }

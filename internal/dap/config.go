@@ -23,6 +23,9 @@ type Config struct {
 	// WireLog, when set, records every message in and out.
 	WireLog *WireLog
 	Logger  *slog.Logger
+	// Token, when set, must be the "token" of the session's launch or attach request, and no
+	// other request but initialize is served before it (token.go). TCP servers set it.
+	Token string
 	// Dir resolves relative paths in launch configurations (default: the process's directory).
 	Dir string
 

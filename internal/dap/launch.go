@@ -132,7 +132,7 @@ func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, er
 	if c.Trace != 0 {
 		t, _, err := p.db.Trace(c.Trace)
 		if err != nil {
-			return p, fmt.Errorf(`launch: "trace": %w; the trace list is in the CMC view, or run cmcdap trace list`, err)
+			return p, fmt.Errorf(`launch: "trace": %w; the trace list is in the CMC view, or run cmcdap traces`, err)
 		}
 		p.tr = newTrace(c.Trace, t)
 		return p, nil

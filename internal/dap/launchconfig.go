@@ -35,7 +35,7 @@ type launchConfig struct {
 // clients add, which it ignores without a warning.
 var (
 	launchAttrs = []string{"program", "model", "params", "search", "maxDepth", "maxStates", "steps",
-		"seed", "deadline", "db", "stopOnEntry", "trace", "bookmark", "cwd", "noDebug"}
+		"seed", "deadline", "db", "stopOnEntry", "trace", "bookmark", "cwd", "noDebug", "token"}
 	clientAttrs = map[string]bool{"type": true, "request": true, "name": true, "preLaunchTask": true,
 		"postDebugTask": true, "internalConsoleOptions": true, "debugServer": true, "presentation": true,
 		"env": true, "console": true, "showLog": true, "logFile": true}

@@ -36,6 +36,8 @@ type Session struct {
 	doneCh chan struct{} // closed when Run returns
 	quit   bool
 
+	admitted bool // the client gave Config.Token (token.go)
+
 	opMu sync.Mutex
 	op   op // the running background operation, if any
 
@@ -164,6 +166,9 @@ func (s *Session) handle(m dap.Message) {
 	defer s.recoverPanic(m)
 	if s.cfg.beforeRequest != nil {
 		s.cfg.beforeRequest(m)
+	}
+	if !s.admit(m) {
+		return
 	}
 	s.dispatch(m)
 }
@@ -294,6 +299,7 @@ const (
 	errStore
 	errEvaluate
 	errGraph
+	errUnauthorized
 )
 
 // sendError answers req with an error the user sees.

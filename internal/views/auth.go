@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cmc-go/cmc/internal/loopback"
 )
 
 // The views show the state of the user's program, so a page on the same machine that is not ours
@@ -71,20 +73,10 @@ func originAllowed(r *http.Request) bool {
 // CheckLoopback refuses an address other programs on the network could reach, unless
 // allowRemote.
 func CheckLoopback(addr string, allowRemote bool) error {
-	if allowRemote {
-		return nil
+	if err := loopback.Check(addr, allowRemote, "sees your program's state in the views", "-allow-remote"); err != nil {
+		return fmt.Errorf("views: %w", err)
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("views: address %q: %w (want HOST:PORT, e.g. 127.0.0.1:0)", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("views: %s is not a loopback address: the views show your program's state to anyone who can reach them; use 127.0.0.1, or -allow-remote if you mean it", addr)
+	return nil
 }
 
 // csp is the pages' Content Security Policy: scripts and styles only from this server (the

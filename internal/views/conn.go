@@ -62,7 +62,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !originAllowed(r) {
-		http.Error(w, "cmcdap views: origin "+r.Header.Get("Origin")+" may not connect", http.StatusForbidden)
+		http.Error(w, "cmc views: origin "+r.Header.Get("Origin")+" may not connect", http.StatusForbidden)
 		return
 	}
 	ws, err := upgrader.Upgrade(w, r, nil)

@@ -30,7 +30,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 func unauthorized(w http.ResponseWriter) {
-	http.Error(w, "cmcdap views: this needs the session token: open the URL cmcdap printed (it ends in ?token=...)", http.StatusUnauthorized)
+	http.Error(w, "cmc views: this needs the session token: open the URL cmcdap printed (it ends in ?token=...)", http.StatusUnauthorized)
 }
 
 // page serves the single page. A visit with ?token= sets the cookie and redirects to the same
