@@ -32,6 +32,7 @@ type Machine struct {
 	ctx    runCtx
 	digest []byte
 	closed bool
+	leaks  leaks
 }
 
 const dirty = ^uint32(0)
@@ -170,6 +171,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		mc.loaded[i] = dirty
 	}
 	exec.Set(&mc.ctx)
+	goroutines := runtime.NumGoroutine()
 	exec.Enter()
 	defer func() {
 		exec.Leave()
@@ -181,6 +183,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		}
 	}()
 	ev.Handler()
+	out.Failure = mc.leaks.check(goroutines, ev)
 	return out
 }
 
