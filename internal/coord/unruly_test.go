@@ -189,6 +189,7 @@ func TestUnrulyFindings(t *testing.T) {
 		{"Goexit", worker.CheckOptions{}, "crash", "called runtime.Goexit at LINE (t.Fatal or t.FailNow in model code?)", `model("Goexit"`},
 		{"Block", worker.CheckOptions{}, "hang", "the handler did not return within 1s: blocked on channel (chan receive) at LINE", "<-never // blocks forever"},
 		{"Leak", worker.CheckOptions{}, "goroutine-leak", "handler p.bad returned but left 1 goroutine(s) running: goroutine ", "go func() { <-never }()"},
+		{"Killed", worker.CheckOptions{}, "crash", "the worker was killed by signal SIGKILL (9): by the system's out-of-memory killer or another process?", ""},
 		{"Hoard", worker.CheckOptions{Memory: 64 << 20}, "crash", "memory limit 64 MiB exceeded: ", ""},
 	} {
 		t.Run(c.model, func(t *testing.T) {
@@ -265,5 +266,31 @@ func TestUnrulyReplay(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("replay %s: %v\nwant an error starting %q", c.model, err, c.want)
 		}
+	}
+}
+
+// TestOverflowSaysWhere: a stack overflow's finding shows the model's recursing frames, not the
+// runtime's preamble.
+func TestOverflowSaysWhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker binary")
+	}
+	ctx := context.Background()
+	p, err := Resolve(ctx, ".", "./testdata/badmodels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Build(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(ctx, bin, &worker.Request{Model: "Overflow", Check: &worker.CheckOptions{Deadline: 1}}, nil, nil)
+	if err != nil || len(res.Violations) != 1 {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	abs, _ := filepath.Abs("testdata/badmodels/bad.go")
+	want := "the worker crashed: fatal error: stack overflow (goroutine stack exceeds 67108864-byte limit) at " + abs + ":28 (github.com/cmc-go/cmc/internal/coord/testdata/badmodels.recurse), called from " + abs + ":28"
+	if got := res.Violations[0].Violation.Message; !strings.HasPrefix(got, want) || strings.Contains(got, "runtime stack") {
+		t.Errorf("overflow message:\n%s\nwant it to start with\n%s", got, want)
 	}
 }

@@ -194,7 +194,7 @@ func (w *Worker) exitMessage() string {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		msg := fmt.Sprintf("the worker was killed by signal %s (%d)", signalName(ws.Signal()), int(ws.Signal()))
 		if ws.Signal() == syscall.SIGKILL {
-			msg += ", not by the model's code: by the system's out-of-memory killer or another process (the worker's own -memory limit is reported as such)"
+			msg += ": by the system's out-of-memory killer or another process? (the worker's own -memory limit is reported as such)"
 		}
 		return msg
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"syscall"
 
 	"github.com/cmc-go/cmc"
 )
@@ -69,6 +70,7 @@ func init() {
 	cmc.Register("Leak", model("Leak", func(n int) {
 		go func() { <-never }()
 	}))
+	cmc.Register("Killed", model("Killed", func(int) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }))
 	cmc.Register("Hoard", model("Hoard", func(n int) {
 		for range 1 << 10 { // 1 GiB, kept
 			hoard = append(hoard, make([]byte, 1<<20))
