@@ -33,6 +33,7 @@ type Machine struct {
 	digest []byte
 	roots  []canon.Root // scratch for capture
 	closed bool
+	leaks  leaks
 }
 
 const dirty = ^uint32(0)
@@ -182,6 +183,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		mc.loaded[i] = dirty
 	}
 	exec.Set(&mc.ctx)
+	goroutines := runtime.NumGoroutine()
 	exec.Enter()
 	defer func() {
 		exec.Leave()
@@ -193,6 +195,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		}
 	}()
 	ev.Handler()
+	out.Failure = mc.leaks.check(goroutines, ev)
 	return out
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/exec"
 )
 
 // An Op serves a registered request kind (replay registers its own) and returns the reply data.
@@ -28,29 +27,49 @@ const maxStack = 64 << 20
 // Register adds an op; call it from an init function.
 func Register(name string, op Op) { ops[name] = op }
 
-// Main serves requests on stdin until it closes. The user's package is built with a main that
-// only calls this.
+// The protocol's file descriptors (exec.Cmd.ExtraFiles in the coordinator). Descriptors 0-2 are
+// the model's: a Println in a handler goes to the user, not into a reply.
+const (
+	requestFD = 3 // requests, one JSON object per line
+	replyFD   = 4 // replies, one JSON object per line
+	crashFD   = 5 // a copy of a fatal error's output (debug.SetCrashOutput), without the model's stderr
+)
+
+// Main serves requests until the coordinator closes its end. The user's package is built with a
+// main that only calls this.
 func Main() {
 	// A runaway recursion should be reported quickly, not after growing a 1 GB stack; protocol
 	// handlers need far less than this.
 	debug.SetMaxStack(maxStack)
-	w := &server{out: json.NewEncoder(os.Stdout), pos: openPosition(os.Getenv("CMC_POSITION"))}
+	requests, replies := os.NewFile(requestFD, "cmc requests"), os.NewFile(replyFD, "cmc replies")
+	if _, err := replies.Stat(); err != nil {
+		fmt.Fprintln(os.Stderr, "this is a cmc worker: cmcdap starts it with its requests on descriptor 3 and replies on 4; run cmcdap check instead")
+		os.Exit(2)
+	}
+	if f := os.NewFile(crashFD, "cmc crash output"); f != nil {
+		if _, err := f.Stat(); err == nil {
+			debug.SetCrashOutput(f, debug.CrashOptions{})
+			f.Close() // SetCrashOutput keeps its own copy
+		}
+	}
+	w := &server{out: json.NewEncoder(replies), pos: openPosition(os.Getenv("CMC_POSITION"))}
 	w.setDeadline(0)
+	w.setMemory(0)
 	go w.watchdog()
 	// A request is one line, up to a whole trace of 100 MB: ReadBytes looks at each byte once,
 	// where a bufio.Scanner would search its whole buffer again after every read from the pipe.
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	in := bufio.NewReaderSize(requests, 1<<20)
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
-			return // stdin closed: the coordinator is done
+			return // the coordinator is done
 		}
 		var req Request
 		if err := json.Unmarshal(line, &req); err != nil {
 			w.reply(Reply{Done: true, Error: "worker: bad request: " + err.Error()})
 			continue
 		}
-		w.serve(&req)
+		w.serveOnGoroutine(&req)
 	}
 }
 
@@ -60,6 +79,8 @@ type server struct {
 	pos *position
 
 	deadline atomic.Int64 // nanoseconds one call into user code may take
+	memory   atomic.Int64 // bytes of live heap the model may use
+	serving  atomic.Int64 // id of the goroutine serving the current request, for hang reports
 }
 
 // defaultDeadline is how long one handler run (or condition, or invariant) may take when the
@@ -79,10 +100,15 @@ func (w *server) serve(req *Request) {
 			w.reply(Reply{Done: true, Error: fmt.Sprintf("worker: internal error: %v", r)})
 		}
 	}()
+	w.pos.clear() // until the check publishes its first transition
 	switch req.Op {
 	case "models":
 		w.reply(Reply{Done: true, Models: cmc.Models()})
 	case "check":
+		if req.Check != nil {
+			w.setDeadline(req.Check.Deadline)
+			w.setMemory(req.Check.Memory)
+		}
 		res, err := w.check(req)
 		if err != nil {
 			w.reply(Reply{Done: true, Error: err.Error()})
@@ -118,16 +144,13 @@ func (o *CheckOptions) Options() engine.Options {
 }
 
 func (w *server) check(req *Request) (*engine.Result, error) {
-	m, err := cmc.Build(req.Model, req.Params)
+	m, err := build(req.Model, req.Params)
 	if err != nil {
 		return nil, err
 	}
 	opts := req.Check.Options()
 	if req.Reproduce != nil {
 		opts.Reproduce = &engine.Reproduction{Position: req.Reproduce.Position, Kind: req.Reproduce.Kind, Message: req.Reproduce.Message}
-	}
-	if req.Check != nil {
-		w.setDeadline(req.Check.Deadline)
 	}
 	last := time.Now()
 	opts.Progress = func(p engine.Progress) {
@@ -157,31 +180,4 @@ func (w *server) setDeadline(seconds float64) {
 		d = time.Duration(seconds * float64(time.Second))
 	}
 	w.deadline.Store(int64(d))
-}
-
-// watchdog reports a call into user code (a handler, an enabling condition, an invariant) that
-// takes longer than the deadline, in a check or a replay, then exits: Go cannot stop a goroutine,
-// and the coordinator will trace the hang in a fresh worker. exec.UserCode is odd while user code
-// runs and changes with every call, so time spent in the engine, in decoding a long trace or in
-// waiting for requests never counts.
-func (w *server) watchdog() {
-	var seen int64 = -1
-	var since time.Time
-	for range time.Tick(100 * time.Millisecond) {
-		n := exec.UserCode()
-		if n%2 == 0 {
-			seen = -1
-			continue
-		}
-		if n != seen {
-			seen, since = n, time.Now()
-			continue
-		}
-		if d := time.Duration(w.deadline.Load()); time.Since(since) > d {
-			state, event, attempt := w.pos.get()
-			w.reply(Reply{Crash: &Crash{Kind: "hang", Message: fmt.Sprintf("the handler did not return within %s (an infinite loop?)", d),
-				Position: engine.Position{State: state, Event: event, Attempt: attempt}}})
-			os.Exit(3)
-		}
-	}
 }

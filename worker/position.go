@@ -42,6 +42,12 @@ func (p *position) set(state int64, event, attempt int) {
 	atomic.StoreInt64(&p.words[3], 1)
 }
 
+// clear says no transition of a check is running (the worker is building a model, say).
+func (p *position) clear() { atomic.StoreInt64(&p.words[3], 0) }
+
+// valid reports whether a transition of a check was published since the last clear.
+func (p *position) valid() bool { return atomic.LoadInt64(&p.words[3]) == 1 }
+
 func (p *position) get() (state int64, event, attempt int) {
 	return atomic.LoadInt64(&p.words[0]), int(atomic.LoadInt64(&p.words[1])), int(atomic.LoadInt64(&p.words[2]))
 }

@@ -39,6 +39,9 @@ type CheckOptions struct {
 	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
 	// (default 10).
 	Deadline float64 `json:"deadline,omitempty"`
+	// Memory is the worker's memory limit in bytes (0: DefaultMemory); a live heap above it is a
+	// finding.
+	Memory int64 `json:"memory,omitempty"`
 }
 
 // A Reply is one line the worker sends. A request gets any number of progress replies, then one
@@ -55,7 +58,13 @@ type Reply struct {
 
 // A Crash says which transition hung or killed the worker.
 type Crash struct {
-	Kind    string `json:"kind"` // hang or crash
+	// Kind is hang or crash (a fatal error, os.Exit, runtime.Goexit, the memory limit): the two
+	// kinds of violation that engine and replay know not to run again, since the step ends the
+	// worker.
+	Kind    string `json:"kind"`
 	Message string `json:"message"`
+	// NoTrace: the worker was not running a transition of a check (it was building the model,
+	// say), so Position means nothing and there is no trace to reproduce.
+	NoTrace bool `json:"no_trace,omitempty"`
 	engine.Position
 }

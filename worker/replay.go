@@ -78,7 +78,7 @@ func replayOpen(req *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := cmc.Build(a.Model, a.Params)
+	m, err := build(a.Model, a.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +135,11 @@ func replayMinimize(req *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cmc.Build(a.Model, a.Params); err != nil {
+	if _, err := build(a.Model, a.Params); err != nil {
 		return nil, err
 	}
 	build := func() *cmc.Model {
-		m, _ := cmc.Build(a.Model, a.Params) // built once above: the parameters are good
+		m, _ := build(a.Model, a.Params) // built once above: the parameters are good
 		return m
 	}
 	t, shortest, err := replay.Minimize(build, a.Trace, a.States)

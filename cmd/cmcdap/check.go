@@ -63,6 +63,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&f.opts.Seed, "seed", 1, "random: seed")
 	fs.BoolVar(&f.opts.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.opts.Deadline, "deadline", 10, "seconds one transition may run before it is reported as a hang")
+	fs.Var(&memoryFlag{&f.opts.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
@@ -118,7 +119,7 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		return 2, err
 	}
 	if f.model == "" {
-		models, err := coord.Models(ctx, bin)
+		models, err := coord.Models(ctx, bin, coord.Prefixed(stderr))
 		if err != nil {
 			return 2, err
 		}
@@ -151,7 +152,7 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		progress = progressPrinter(stderr, time.Now())
 	}
 	checking := time.Now()
-	res, err := coord.Check(ctx, bin, req, progress)
+	res, err := coord.Check(ctx, bin, req, progress, coord.Prefixed(stderr))
 	if err != nil {
 		if ctx.Err() != nil {
 			return 2, errors.New("interrupted")

@@ -66,5 +66,5 @@ func packageModels(ctx context.Context, pkgPath string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return coord.Models(ctx, bin)
+	return coord.Models(ctx, bin, nil)
 }

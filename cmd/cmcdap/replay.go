@@ -126,7 +126,7 @@ func callWorker(ctx context.Context, pkg *coord.Package, op string, args any) (*
 	if err != nil {
 		return nil, err
 	}
-	w, err := coord.Start(bin)
+	w, err := coord.Start(bin, nil)
 	if err != nil {
 		return nil, err
 	}

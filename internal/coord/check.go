@@ -11,17 +11,22 @@ import (
 
 // Check runs a check in a fresh worker. When a transition hangs or kills the worker, it starts
 // another, re-runs the same deterministic search up to that transition, and returns the result
-// with the hang or crash as a violation with its trace.
-func Check(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress)) (*engine.Result, error) {
+// with the hang or crash as a violation with its trace. The model's output goes to out (see
+// Start).
+func Check(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req.Op = "check"
-	res, err := checkOnce(ctx, bin, req, progress)
+	res, err := checkOnce(ctx, bin, req, progress, out)
 	var died *ErrDied
 	if !errors.As(err, &died) {
 		return res, err
 	}
+	if died.Crash.NoTrace {
+		// Not in a transition (the model's builder, the search's own memory): nothing to trace.
+		return nil, errors.New(died.Crash.Message)
+	}
 	again := *req
 	again.Reproduce = died.Crash
-	res, err = checkOnce(ctx, bin, &again, nil)
+	res, err = checkOnce(ctx, bin, &again, nil, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s; tracing it failed too: %w", died.Crash.Message, err)
 	}
@@ -32,8 +37,8 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 	return res, nil
 }
 
-func checkOnce(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress)) (*engine.Result, error) {
-	w, err := Start(bin)
+func checkOnce(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	w, err := Start(bin, out)
 	if err != nil {
 		return nil, err
 	}
@@ -48,9 +53,10 @@ func checkOnce(ctx context.Context, bin string, req *worker.Request, progress fu
 	return r.Result, nil
 }
 
-// Models lists the models the worker's package registered.
-func Models(ctx context.Context, bin string) ([]string, error) {
-	w, err := Start(bin)
+// Models lists the models the worker's package registered; what its init functions print goes
+// to out.
+func Models(ctx context.Context, bin string, out Output) ([]string, error) {
+	w, err := Start(bin, out)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func TestFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	models, err := Models(ctx, bin)
+	models, err := Models(ctx, bin, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestFindings(t *testing.T) {
 		{"Panic", "panic", "boom"},
 	} {
 		t.Run(c.model, func(t *testing.T) {
-			res, err := Check(ctx, bin, &worker.Request{Model: c.model, Check: &worker.CheckOptions{Deadline: 1}}, nil)
+			res, err := Check(ctx, bin, &worker.Request{Model: c.model, Check: &worker.CheckOptions{Deadline: 1}}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestFindings(t *testing.T) {
 func replayHangs(t *testing.T, bin string, hang *engine.Trace) {
 	tr := *hang
 	tr.Violation = nil
-	w, err := Start(bin)
+	w, err := Start(bin, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

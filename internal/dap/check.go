@@ -56,7 +56,7 @@ func (s *Session) startCheck(c *launchConfig, p *prepared) {
 	s.progressStart(run)
 	req := &worker.Request{Model: run.model, Params: run.params, Check: &run.opts}
 	go func() {
-		res, err := coord.Check(ctx, run.build.bin, req, func(pr engine.Progress) { s.progressUpdate(run, pr) })
+		res, err := coord.Check(ctx, run.build.bin, req, func(pr engine.Progress) { s.progressUpdate(run, pr) }, s.modelOutput)
 		cancelled := ctx.Err() != nil
 		s.post(func() { s.checked(run, res, err, cancelled) })
 	}()

@@ -26,6 +26,7 @@ type replayer struct {
 	w      *coord.Worker
 	bin    string
 	traceN int64 // the trace the worker has open
+	out    coord.Output
 }
 
 // view returns the replay view of a position of trace id, opening it in the worker first. A call
@@ -35,7 +36,7 @@ func (r *replayer) view(ctx context.Context, bin string, id int64, t *engine.Tra
 	defer r.mu.Unlock()
 	if r.w == nil || r.bin != bin {
 		r.closeLocked()
-		w, err := coord.Start(bin)
+		w, err := coord.Start(bin, r.out)
 		if err != nil {
 			return nil, err
 		}

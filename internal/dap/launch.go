@@ -153,7 +153,7 @@ func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, er
 	// A check of one state builds the model with these parameters and replays the bookmark's
 	// prefix: their errors belong to the launch request.
 	dry := &worker.Request{Model: p.model, Params: p.params, Check: &worker.CheckOptions{MaxStates: 1, From: p.from, FromSteps: p.steps}}
-	if _, err := coord.Check(ctx, bin, dry, nil); err != nil {
+	if _, err := coord.Check(ctx, bin, dry, nil, s.modelOutput); err != nil {
 		return p, fmt.Errorf("launch: model %s: %w", p.model, err)
 	}
 	return p, nil
@@ -218,7 +218,7 @@ func resolve(ctx context.Context, c *launchConfig) (*coord.Package, error) {
 
 // chooseModel checks the model name against the package's models, or picks its only one.
 func chooseModel(ctx context.Context, p *prepared, c *launchConfig) error {
-	models, err := coord.Models(ctx, p.build.bin)
+	models, err := coord.Models(ctx, p.build.bin, nil)
 	if err != nil {
 		return fmt.Errorf("launch: list the models of %s: %w", p.pkg.ImportPath, err)
 	}

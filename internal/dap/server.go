@@ -59,6 +59,7 @@ func NewSession(rw io.ReadWriteCloser, cfg Config) *Session {
 	}
 	s.log = s.log.With("session", s.id)
 	s.state.init()
+	s.replay.out = s.modelOutput
 	return s
 }
 

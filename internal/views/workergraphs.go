@@ -96,7 +96,7 @@ func (p *WorkerGraphs) start(ctx context.Context) error {
 			return err
 		}
 	}
-	w, err := coord.Start(p.bin)
+	w, err := coord.Start(p.bin, nil) // the model's output: on stderr, prefixed
 	if err != nil {
 		return err
 	}

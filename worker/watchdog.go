@@ -1,0 +1,117 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/stackdump"
+)
+
+// DefaultMemory is the worker's memory limit when the request names none.
+const DefaultMemory = 4 << 30
+
+// setMemory sets the live heap the worker may hold (0: DefaultMemory). The Go runtime collects
+// harder as the heap nears it; the watchdog ends the worker when live data exceeds it anyway.
+func (w *server) setMemory(bytes int64) {
+	if bytes <= 0 {
+		bytes = DefaultMemory
+	}
+	w.memory.Store(bytes)
+	debug.SetMemoryLimit(bytes)
+}
+
+// watchdog reports a call into user code (a handler, an enabling condition, an invariant, a
+// model's builder) that takes longer than the deadline, or live memory above the limit, in a
+// check or a replay, then exits: Go cannot stop a goroutine, and the coordinator will trace the
+// transition in a fresh worker. exec.UserCode is odd while user code runs and changes with every
+// call, so time spent in the engine, in decoding a long trace or in waiting for requests never
+// counts as a hang.
+func (w *server) watchdog() {
+	var seen int64 = -1
+	var since time.Time
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	// Memory is read often: a handler can allocate gigabytes in a second.
+	for range time.Tick(20 * time.Millisecond) {
+		n := exec.UserCode()
+		metrics.Read(live)
+		if heap := int64(live[0].Value.Uint64()); heap > w.memory.Load() {
+			w.overMemory(n%2 == 1, heap)
+		}
+		if n%2 == 0 {
+			seen = -1
+			continue
+		}
+		if n != seen {
+			seen, since = n, time.Now()
+			continue
+		}
+		if d := time.Duration(w.deadline.Load()); time.Since(since) > d {
+			w.hung(d)
+		}
+	}
+}
+
+// hung reports the call into user code that has run for longer than d, saying where the model's
+// code is and whether it waits on a channel or a lock or is computing, and exits.
+func (w *server) hung(d time.Duration) {
+	what := "the handler"
+	if name := building.Load(); name != nil {
+		what = "the builder of model " + *name
+	}
+	where := "still running (an infinite loop?)"
+	if g := stackdump.Find(stackdump.Parse(stackdump.All()), w.serving.Load()); g != nil {
+		state := g.Blocked()
+		if state == "running" {
+			state = "still running (an infinite loop?)"
+		}
+		where = state
+		if at := g.Where(3); at != "" {
+			where += " " + at
+		}
+	}
+	w.fatal(&Crash{Kind: "hang", Message: fmt.Sprintf("%s did not return within %s: %s", what, d, where)})
+}
+
+// overMemory reports live memory above the limit, in a transition when user code is running,
+// else as the search's own, and exits.
+func (w *server) overMemory(userCode bool, heap int64) {
+	limit := w.memory.Load()
+	c := &Crash{Kind: "crash", Message: fmt.Sprintf("memory limit %s exceeded: %s live while the handler ran", Bytes(limit), Bytes(heap))}
+	if name := building.Load(); name != nil {
+		c.Message = fmt.Sprintf("memory limit %s exceeded: %s live while the builder of model %s ran", Bytes(limit), Bytes(heap), *name)
+	} else if !userCode {
+		c.Message = fmt.Sprintf("memory limit %s exceeded: %s live in the search itself (its visited states and queue); bound it with -depth or -states, or raise -memory", Bytes(limit), Bytes(heap))
+		c.NoTrace = true
+	}
+	w.fatal(c)
+}
+
+// fatal sends c and exits; the position file says which transition was running.
+func (w *server) fatal(c *Crash) {
+	if w.pos.valid() && building.Load() == nil {
+		state, event, attempt := w.pos.get()
+		c.Position = engine.Position{State: state, Event: event, Attempt: attempt}
+	} else {
+		c.NoTrace = true
+	}
+	w.reply(Reply{Crash: c})
+	os.Exit(3)
+}
+
+// Bytes renders a byte count in binary units: 4 GiB, 512 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
