@@ -68,3 +68,16 @@ type Crash struct {
 	NoTrace bool `json:"no_trace,omitempty"`
 	engine.Position
 }
+
+// SelfCheck turns what a user gives (-selfcheck, the launch attribute selfCheck: a number of
+// transitions, 0 for none, -1 for every one) into engine.Options.SelfCheck (where 0 is the default
+// and a negative number none).
+func SelfCheck(n int64) int64 {
+	switch n {
+	case 0:
+		return -1
+	case -1:
+		return engine.SelfCheckAll
+	}
+	return n
+}

@@ -46,6 +46,9 @@ type checkFlags struct {
 	db       string
 	bookmark string
 	quiet    bool
+	// selfCheck is -selfcheck: N, 0 for none, -1 for every transition; opts.SelfCheck is what
+	// the engine takes.
+	selfCheck int64
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -63,6 +66,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&f.opts.Seed, "seed", 1, "random: seed")
 	fs.BoolVar(&f.opts.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.opts.Deadline, "deadline", 10, "seconds one transition may run before it is reported as a hang")
+	fs.Int64Var(&f.selfCheck, "selfcheck", engine.DefaultSelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
 	fs.Var(&memoryFlag{&f.opts.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
@@ -104,6 +108,10 @@ func (f *checkFlags) validate() error {
 	if err := atLeast("steps", f.opts.Steps, 1, "the length of a random walk"); err != nil {
 		return err
 	}
+	if err := atLeast("selfcheck", f.selfCheck, -1, "0 means none, -1 every transition"); err != nil {
+		return err
+	}
+	f.opts.SelfCheck = worker.SelfCheck(f.selfCheck)
 	return positiveSeconds("deadline", f.opts.Deadline)
 }
 

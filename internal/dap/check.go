@@ -48,7 +48,8 @@ func (s *Session) startCheck(c *launchConfig, p *prepared) {
 		onEntry:    c.StopOnEntry,
 		settings:   settings(c, p.steps),
 		opts: worker.CheckOptions{Search: c.Search, MaxDepth: c.MaxDepth, MaxStates: c.MaxStates,
-			Steps: c.Steps, Seed: c.Seed, Deadline: c.Deadline, From: p.from, FromSteps: p.steps},
+			Steps: c.Steps, Seed: c.Seed, Deadline: c.Deadline, From: p.from, FromSteps: p.steps,
+			SelfCheck: worker.SelfCheck(c.SelfCheck)},
 	}
 	s.check = run
 	s.log.Info("check", "model", run.model, "package", run.build.pkg.ImportPath, "search", run.opts.Search)

@@ -34,6 +34,7 @@ func TestLaunchErrors(t *testing.T) {
 		{map[string]any{"program": dir, "params": []int{1}}, `"params" must be an object of model parameters`},
 		{map[string]any{"program": dir, "params": map[string]any{"hops": []int{2}}}, `"params.hops" must be a string, number or boolean, not [2]`},
 		{map[string]any{"program": dir, "deadline": 0}, `"deadline" must be a number of seconds above 0, not 0`},
+		{map[string]any{"program": dir, "selfCheck": -2}, `"selfCheck" must be a whole number from -1 up, not -2`},
 		{map[string]any{"trace": 1, "bookmark": "x"}, `give "trace" (open a stored trace) or "bookmark"`},
 		{map[string]any{"trace": 0}, `"trace" must be a whole number from 1 up, not 0`},
 		{map[string]any{"trace": 99, "db": db}, `launch: "trace": store: trace 99: not found`},

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cmc-go/cmc/engine"
 )
 
 // A launchConfig is a cmc launch configuration, checked attribute by attribute: a wrong type
@@ -23,6 +25,7 @@ type launchConfig struct {
 	Steps       int     // random: walk length
 	Seed        uint64  // random: seed
 	Deadline    float64 // seconds a transition may run
+	SelfCheck   int64   // transitions to self-check: 0 none, -1 every one
 	DB          string  // trace database; default <module root or cwd>/.cmc/traces.db
 	StopOnEntry bool
 	Trace       int64  // open this stored trace instead of checking
@@ -35,7 +38,7 @@ type launchConfig struct {
 // clients add, which it ignores without a warning.
 var (
 	launchAttrs = []string{"program", "model", "params", "search", "maxDepth", "maxStates", "steps",
-		"seed", "deadline", "db", "stopOnEntry", "trace", "bookmark", "cwd", "noDebug", "token"}
+		"seed", "deadline", "selfCheck", "db", "stopOnEntry", "trace", "bookmark", "cwd", "noDebug", "token"}
 	clientAttrs = map[string]bool{"type": true, "request": true, "name": true, "preLaunchTask": true,
 		"postDebugTask": true, "internalConsoleOptions": true, "debugServer": true, "presentation": true,
 		"env": true, "console": true, "showLog": true, "logFile": true}
@@ -51,7 +54,7 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	if err := json.Unmarshal(raw, &attrs); err != nil || attrs == nil {
 		return nil, nil, fmt.Errorf("launch: the arguments must be a JSON object")
 	}
-	c := &launchConfig{Search: "bfs", Steps: 10000, Seed: 1, Deadline: 10}
+	c := &launchConfig{Search: "bfs", Steps: 10000, Seed: 1, Deadline: 10, SelfCheck: engine.DefaultSelfCheck}
 	p := attrParser{attrs: attrs}
 	p.str("program", &c.Program)
 	p.str("model", &c.Model)
@@ -62,6 +65,7 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	c.Steps = int(p.count("steps", 1, math.MaxInt32, int64(c.Steps)))
 	c.Seed = uint64(p.count("seed", 0, math.MaxInt64, int64(c.Seed)))
 	p.positive("deadline", &c.Deadline)
+	c.SelfCheck = p.count("selfCheck", -1, math.MaxInt64, c.SelfCheck)
 	p.str("db", &c.DB)
 	p.boolean("stopOnEntry", &c.StopOnEntry)
 	p.boolean("noDebug", &c.NoDebug)

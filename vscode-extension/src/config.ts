@@ -16,6 +16,7 @@ export interface LaunchConfig {
   steps?: number;
   seed?: number;
   deadline?: number;
+  selfCheck?: number;
   db?: string;
   cwd?: string;
   stopOnEntry?: boolean;
@@ -99,6 +100,9 @@ export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved
   }
   if (config.trace !== undefined && config.bookmark !== undefined) {
     return { error: 'cmc: give "trace" (open a stored trace) or "bookmark" (re-check from a bookmark), not both' };
+  }
+  if (config.selfCheck !== undefined && (typeof config.selfCheck !== 'number' || !Number.isInteger(config.selfCheck) || config.selfCheck < -1)) {
+    return { error: `cmc: "selfCheck" is how many transitions to self-check: a whole number, 0 for none, -1 for every one (got ${JSON.stringify(config.selfCheck)})` };
   }
   if (config.deadline !== undefined && (typeof config.deadline !== 'number' || !(config.deadline > 0))) {
     return { error: `cmc: "deadline" is seconds a transition may run: a number above 0 (got ${JSON.stringify(config.deadline)})` };
