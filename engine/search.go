@@ -124,6 +124,7 @@ type search struct {
 	lastTick int64
 	depth    int   // of the state being expanded
 	next     State // scratch for the state a transition reached
+	attempt  int   // of the handler run being expanded
 	checked  int64 // transitions self-checked
 	limit    int64 // transitions to self-check
 }
@@ -143,13 +144,12 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
 	if limit > 0 {
-		f, err := mc.selfCheck(init, nil, 0)
+		s.checked-- // the initial state is not a transition
+		found, err := s.selfCheckAfter(Position{State: 0, Event: -1, Attempt: 0}, init, nil, func() []pathStep { return nil })
 		if err != nil {
 			return nil, fmt.Errorf("from the initial state: %w", err)
 		}
-		if f != nil {
-			s.trail = append(s.trail, trailEntry{parent: -1})
-			s.violation(0, nil, f)
+		if found {
 			return s.res, nil
 		}
 	}
@@ -344,6 +344,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			if s.opts.Begin != nil {
 				s.opts.Begin(int64(idx), ei, attempt)
 			}
+			s.attempt = attempt
 			out := mc.Run(ev, prefix, false, nil)
 			s.res.Transitions++
 			if err := s.successor(idx, st, ei, ev, out, before, emit); err != nil {
@@ -380,13 +381,11 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 		return s.captureError(idx, *step(), err)
 	}
 	if s.checked < s.limit {
-		s.checked++
-		f, err := mc.selfCheck(s.next, ev, s.checked)
+		found, err := s.selfCheckAfter(Position{int64(idx), ei, s.attempt}, s.next, ev, func() []pathStep { return append(s.pathTo(idx), *step()) })
 		if err != nil {
 			return s.captureError(idx, *step(), err)
 		}
-		if f != nil {
-			s.violation(idx, step(), f)
+		if found {
 			return nil
 		}
 		if err := mc.Load(s.next); err != nil {
@@ -604,13 +603,11 @@ func (s *search) walk(start State) error {
 			return fmt.Errorf("after %d steps: %w", len(path), err)
 		}
 		if s.checked < s.limit {
-			s.checked++
-			f, err := mc.selfCheck(next, ev, s.checked)
+			found, err := s.selfCheckAfter(Position{int64(len(path) - 1), ei, 0}, next, ev, func() []pathStep { return slices.Clone(path) })
 			if err != nil {
 				return fmt.Errorf("after %d steps: %w", len(path), err)
 			}
-			if f != nil {
-				s.report(path, f)
+			if found {
 				break
 			}
 			if err := mc.Load(next); err != nil {

@@ -41,9 +41,11 @@ type fault = Violation
 
 // selfCheck runs right after event ev's handler, on the objects it left; next holds the capture of
 // the components ev touches. probe picks which enabled event to run next (rotating over the sample
-// covers every event). It returns a fault, or an error for a modelling error (sharing, Touches). It
-// leaves every component marked as not loaded.
-func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, error) {
+// covers every event). begin is called before the probe runs, since it may hang or crash the
+// process; when it returns false the probe is not run and selfCheck returns the event it would have
+// run (a reproduction stops there). It returns a fault, or an error for a modelling error (sharing,
+// Touches). It leaves every component marked as not loaded.
+func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func() bool) (*fault, *cmc.Event, error) {
 	// The caller's Outcome still reads the Choose points of the run it checks: probes get their own.
 	saved := mc.ctx
 	mc.ctx.points = nil
@@ -53,29 +55,32 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, er
 	}()
 	all, err := mc.CaptureAll()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ev != nil {
 		for i := range all {
 			if all[i] != next[i] && !slices.Contains(ev.Touches, i) {
 				c := mc.Def.Components[i].Name
-				return nil, fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event (the self-check found it; see docs/checkable-code.md)", ev.Proc, ev.Name, c, c)
+				return nil, nil, fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event (the self-check found it; see docs/checkable-code.md)", ev.Proc, ev.Name, c, c)
 			}
 		}
 	}
 	// A set's order is not state: give the live objects the order a restore would, so that
 	// choosing "the first element" picks the same one in both runs.
 	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	enabled, ok := mc.enabledHere()
 	if !ok || len(enabled) == 0 {
-		return nil, nil // a failing condition: the search reports it from the restored state
+		return nil, nil, nil // a failing condition: the search reports it from the restored state
 	}
 	pe := enabled[probe%int64(len(enabled))]
+	if !begin() {
+		return nil, pe, nil
+	}
 	live, liveOut, err := mc.probe(pe)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	from := "the initial state"
 	if ev != nil {
@@ -86,30 +91,70 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64) (*fault, er
 	for i := range runs {
 		mc.unload()
 		if err := mc.Load(all); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if i == 0 {
 			if restored, ok := mc.enabledHere(); ok && !slices.Equal(restored, enabled) {
 				return NewViolation("capture-fault", "", fmt.Sprintf(
 					"on %s, the events enabled on the objects the last handler left (%s) differ from those enabled on its restored copy (%s): an enabling condition reaches something the state does not hold, such as a package-level value compared by identity",
-					from, labels(enabled), labels(restored)), ""), nil
+					from, labels(enabled), labels(restored)), ""), nil, nil
 			}
 		}
 		if runs[i], outs[i], err = mc.probe(pe); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	switch {
 	case !sameRun(runs[0], outs[0], runs[1], outs[1]):
 		return NewViolation("nondeterminism", pe.Label, fmt.Sprintf(
 			"%s run twice on %s gives two different results (%s): the handler depends on something that is not state: map iteration order (range over slices.Sorted(maps.Keys(m))), the clock, randomness or goroutines",
-			pe.Label, from, mc.difference(runs[0], outs[0], runs[1], outs[1], "first", "second")), pe.File), nil
+			pe.Label, from, mc.difference(runs[0], outs[0], runs[1], outs[1], "first", "second")), pe.File), nil, nil
 	case !sameRun(live, liveOut, runs[0], outs[0]):
 		return NewViolation("capture-fault", pe.Label, fmt.Sprintf(
 			"%s gives a different result on the objects the last handler left than on %s restored from its capture (%s): the handler reaches something the state does not hold: a closure over part of a component (capture the root and navigate from it), a package-level variable, or memory shared in a way canon does not see",
-			pe.Label, from, mc.difference(live, liveOut, runs[0], outs[0], "live", "restored")), pe.File), nil
+			pe.Label, from, mc.difference(live, liveOut, runs[0], outs[0], "live", "restored")), pe.File), nil, nil
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// probePosition names the self-check's probe after the transition at pos (the initial state's:
+// State 0, Event -1) for Options.Begin and Reproduce: its Attempt is -1 minus the transition's.
+func probePosition(pos Position) Position {
+	return Position{State: pos.State, Event: pos.Event, Attempt: -1 - pos.Attempt}
+}
+
+// beginProbe publishes the probe's position, or returns false when a reproduction stops there.
+func (s *search) beginProbe(pos Position) bool {
+	if r := s.opts.Reproduce; r != nil && r.Position == pos {
+		return false
+	}
+	if s.opts.Begin != nil {
+		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
+	}
+	return true
+}
+
+// selfCheckAfter self-checks the transition at pos, which reached next along path (nil for the
+// initial state: the path is rebuilt only when needed). It reports a fault, or the probe a
+// reproduction stopped at, as a violation, and returns whether it did.
+func (s *search) selfCheckAfter(pos Position, next State, ev *cmc.Event, path func() []pathStep) (bool, error) {
+	s.checked++
+	pp := probePosition(pos)
+	f, stop, err := s.mc.selfCheck(next, ev, s.checked, func() bool { return s.beginProbe(pp) })
+	switch {
+	case err != nil:
+		return false, err
+	case stop != nil:
+		ei, _ := s.mc.Event(stop.Proc, stop.Name)
+		r := s.opts.Reproduce
+		s.report(append(path(), pathStep{event: ei}), NewViolation(r.Kind, "", r.Message, stop.File))
+		s.stop = true
+		return true, nil
+	case f != nil:
+		s.report(path(), f)
+		return true, nil
+	}
+	return false, nil
 }
 
 // enabledHere lists the events enabled on the live objects; false when a condition fails.

@@ -8,17 +8,23 @@ import (
 )
 
 // BenchmarkCheck explores TwoPhase exhaustively; states/s and bytes per visited state are
-// reported as metrics. RM=9 (10,340,352 states) takes minutes: run it with -bench=RM9.
+// reported as metrics. RM=9 (10,340,352 states) takes minutes: run it with -bench=RM9. The
+// SelfCheck variants measure the self-check's cost: off, the default sample (the first 2,000
+// transitions) and every transition.
 func BenchmarkCheck(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		rm   int
-	}{{"RM7", 7}, {"RM9", 9}} {
+		name      string
+		rm        int
+		selfCheck int64
+	}{
+		{"RM7", 7, 0}, {"RM9", 9, 0},
+		{"RM7/SelfCheckOff", 7, -1}, {"RM7/SelfCheckAll", 7, engine.SelfCheckAll},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			var res *engine.Result
 			for b.Loop() {
 				var err error
-				res, err = engine.Check(context.Background(), New(c.rm), engine.Options{})
+				res, err = engine.Check(context.Background(), New(c.rm), engine.Options{SelfCheck: c.selfCheck})
 				if err != nil {
 					b.Fatal(err)
 				}
