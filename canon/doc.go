@@ -30,10 +30,11 @@
 //     zero). Two slices that share one backing array, even without overlapping, are refused. A
 //     cmc:"set" slice is the exception: its order and capacity are declared not to matter, and it
 //     is restored sorted with no spare capacity.
-//   - Identity of globals. A pointer into a package-level variable, or to an object a package-level
-//     variable points to (a sentinel error, time.UTC, a default configuration), is captured as a
-//     reference to that global, named by its type and contents, and restored to the very same
-//     object, so == and errors.Is still hold (globals.go). Its contents are not state: handlers must
+//   - Identity of globals. A pointer into a package-level variable (time.UTC is &utcLoc), or an error
+//     value a package-level variable holds (a sentinel error), is captured as a reference to that
+//     global, named by its type and contents, and restored to the very same object, so == and
+//     errors.Is still hold (globals.go). Other heap objects a package-level variable points to are
+//     captured as copies; the self-check reports it when their identity matters. Its contents are not state: handlers must
 //     not change globals. A unique.Handle (net/netip.Addr's family and zone) is restored to the
 //     interned value, so == between handles holds (handle.go).
 //   - Functions. A func value naming a top-level function is captured by its name; a method value

@@ -251,7 +251,7 @@ func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize
 			e.uvarint(uint64(n-e.base) + 1)
 			return false
 		}
-		if !faults.NoGlobals && e.glob.isGlobal(ptr) {
+		if !faults.NoGlobals && e.glob.isGlobal(t, ptr) {
 			if k := e.globalKey(t, ptr); k != "" {
 				e.buf = append(e.buf, 1)
 				e.uvarint(uint64(len(k)))

@@ -13,10 +13,12 @@ import (
 )
 
 // Globals. A program's state points at things that are not part of it: a sentinel error
-// (err = ErrTimeout, so errors.Is finds it), time.UTC, a default configuration. Go compares these
+// (err = ErrTimeout, so errors.Is finds it), time.UTC, a package-level default. Go compares these
 // by identity, so a restored copy would no longer be the same error. A pointer into a
-// package-level variable, or to a heap object a package-level variable points to, is therefore
-// captured as a reference to a global and restored to the very same object.
+// package-level variable, or an error value a package-level variable holds, is therefore captured
+// as a reference to a global and restored to the very same object. (Other heap objects that a
+// package-level variable points to are copied: the runtime's own variables hold heap addresses
+// too, so sitting where one points proves nothing. The self-check reports it if identity matters.)
 //
 // A global is named by its type and its canonical contents, not by its address or its symbol (go
 // test and go run strip the symbol table), so states hash the same in every process and binary.
@@ -29,7 +31,7 @@ import (
 
 type globalTable struct {
 	data    []memRange       // .data, .bss, .noptrdata and .noptrbss, as mapped
-	targets map[uintptr]bool // what words of .data and .bss point to, as addresses
+	targets map[uintptr]uintptr // what words of .data and .bss pointed to -> the word's address
 	byKey   sync.Map         // key -> unsafe.Pointer: the global each key was made from
 	anchor  unsafe.Pointer   // &globalAnchor, from which pointers into the data are derived
 	base    uintptr          // its address
@@ -50,10 +52,27 @@ func globalsTable() *globalTable {
 	return globals
 }
 
-// isGlobal reports whether ptr points into a package-level variable or to an object one points to.
-func (g *globalTable) isGlobal(ptr unsafe.Pointer) bool {
-	return g != nil && (g.has(uintptr(ptr)) || g.targets[uintptr(ptr)])
+// isGlobal reports whether ptr, of pointer type t, points into a package-level variable, or is an
+// error a package-level variable holds (a sentinel error). Only errors: the runtime's own variables
+// hold addresses of heap memory too, so an object that merely sits where such a word points is not
+// a global; an error value is never one of those words by chance and always meant by identity.
+func (g *globalTable) isGlobal(t reflect.Type, ptr unsafe.Pointer) bool {
+	if g == nil {
+		return false
+	}
+	if g.has(uintptr(ptr)) {
+		return true
+	}
+	if !t.Implements(errorType) {
+		return false
+	}
+	// The word must still point there: the object it pointed to when the table was read may have
+	// been freed, and the address reused.
+	slot, ok := g.targets[uintptr(ptr)]
+	return ok && *(*uintptr)(unsafe.Add(g.anchor, slot-g.base)) == uintptr(ptr)
 }
+
+var errorType = reflect.TypeFor[error]()
 
 // globalKey names the global at ptr (a *T, or a map) by its type and contents: "" when its
 // contents reach an object that is not a global. It fails when another global already has the key.
@@ -109,7 +128,7 @@ func readGlobals() *globalTable {
 			return nil
 		}
 	}
-	g := &globalTable{targets: map[uintptr]bool{}, anchor: unsafe.Pointer(&globalAnchor)}
+	g := &globalTable{targets: map[uintptr]uintptr{}, anchor: unsafe.Pointer(&globalAnchor)}
 	g.base = uintptr(g.anchor)
 	var pointerful []memRange
 	for _, s := range f.Sections {
@@ -132,7 +151,7 @@ func readGlobals() *globalTable {
 		for a := (r.start + word - 1) &^ (word - 1); a+word <= r.end; a += word {
 			// Read as a number: a word of a pointerful section may hold an integer.
 			if p := *(*uintptr)(unsafe.Add(g.anchor, a-g.base)); p != 0 && !g.has(p) {
-				g.targets[p] = true
+				g.targets[p] = a
 			}
 		}
 	}

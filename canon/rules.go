@@ -78,6 +78,9 @@ func Unmatched(rs []Rule) []string {
 
 // ruleTag returns the tag a rule gives field f of struct type t, or the field's own tag.
 func ruleTag(t reflect.Type, f reflect.StructField) string {
+	if protoCache(t, f) {
+		return "-"
+	}
 	rulesMu.Lock()
 	defer rulesMu.Unlock()
 	k := [2]string{typeName(t), f.Name}
@@ -86,4 +89,20 @@ func ruleTag(t reflect.Type, f reflect.StructField) string {
 		return tag
 	}
 	return f.Tag.Get("cmc")
+}
+
+// protoCache reports whether f is one of the caches a generated protobuf message keeps beside its
+// fields: the message state of google.golang.org/protobuf (which points at the runtime's type
+// information once the message was reflected on) and the encoded size, or the XXX_sizecache of
+// older generated code. They are memos the protobuf runtime fills in on demand, so a message that
+// was measured equals one that was not: they are not state. (Unknown fields are data, and stay.)
+func protoCache(t reflect.Type, f reflect.StructField) bool {
+	if f.Name == "XXX_sizecache" {
+		return true
+	}
+	if f.Name != "state" && f.Name != "sizeCache" || t.NumField() == 0 {
+		return false
+	}
+	s := t.Field(0).Type
+	return t.Field(0).Name == "state" && s.Name() == "MessageState" && s.PkgPath() == "google.golang.org/protobuf/internal/impl"
 }

@@ -236,7 +236,7 @@ func TestFidelityUndeclaredTouch(t *testing.T) {
 		m.Process("a", a).On("poke", func() { b.X++ }, cmc.When(func() bool { return b.X < 1 }))
 		m.Process("b", b)
 		return m, nil
-	}, "event a.poke changed b, which it does not declare: add cmc.Touches(\"b\")")
+	}, "event a.poke changed b, which it does not declare (b.X is 0 before, 1 after): add cmc.Touches(\"b\")")
 }
 
 // A closure over part of a component writes the object the builder made, which a restore

@@ -61,7 +61,8 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 		for i := range all {
 			if all[i] != next[i] && !slices.Contains(ev.Touches, i) {
 				c := mc.Def.Components[i].Name
-				return nil, nil, fmt.Errorf("event %s.%s changed %s, which it does not declare: add cmc.Touches(%q) to the event (the self-check found it; see docs/checkable-code.md)", ev.Proc, ev.Name, c, c)
+				diff := mc.difference(next, Outcome{}, all, Outcome{}, "before", "after")
+				return nil, nil, fmt.Errorf("event %s.%s changed %s, which it does not declare (%s): add cmc.Touches(%q) to the event (the self-check found it; see docs/checkable-code.md)", ev.Proc, ev.Name, c, diff, c)
 			}
 		}
 	}
@@ -261,7 +262,13 @@ func (mc *Machine) difference(a State, ao Outcome, b State, bo Outcome, an, bn s
 		parts = append(parts, fmt.Sprintf("%s is %s %s, %s %s", c.Path, orNone(c.Old), an, orNone(c.New), bn))
 	}
 	if len(parts) == 0 {
-		return "the states differ only in what no path shows (capacity or sharing)"
+		var comps []string
+		for i := range a {
+			if a[i] != b[i] {
+				comps = append(comps, mc.Def.Components[i].Name)
+			}
+		}
+		return "the states differ only in what no path shows, a slice's capacity or which values are one object, in " + strings.Join(comps, ", ")
 	}
 	return strings.Join(parts, "; ")
 }
