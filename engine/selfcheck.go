@@ -221,7 +221,9 @@ func sameRun(a State, ao Outcome, b State, bo Outcome) bool {
 	if (ao.Failure == nil) != (bo.Failure == nil) || !slices.Equal(a, b) || len(ao.Points) != len(bo.Points) {
 		return false
 	}
-	if ao.Failure != nil && (ao.Failure.Kind != bo.Failure.Kind || ao.Failure.Message != bo.Failure.Message) {
+	// Two failures are the same if they are the same kind at the same line: a message may name a
+	// goroutine or an address, which differ from run to run.
+	if ao.Failure != nil && (ao.Failure.Kind != bo.Failure.Kind || ao.Failure.Site != bo.Failure.Site) {
 		return false
 	}
 	for i := range ao.Points {
