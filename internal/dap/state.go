@@ -95,7 +95,7 @@ func newTrace(id int64, t *engine.Trace) *trace {
 	}
 	seen := map[string]bool{}
 	for _, l := range t.Init {
-		r := parsePath(l.Path)[0].name
+		r := canon.Path(l.Path).Root()
 		if seen[r] {
 			continue
 		}
