@@ -11,8 +11,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/store"
 )
 
 // checkPanic checks the Panic model (one violation, 3 steps) into database db.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
-	"github.com/cmc-go/cmc/internal/service"
 )
 
 // TestMinimizeAndExport is a user's way with a long trace: a random walk finds the violation in
