@@ -1,7 +1,5 @@
 package canon
 
-import "strings"
-
 // A Leaf is one scalar of a state, by path: what a diff compares.
 type Leaf struct {
 	Path  string `json:"path"`
@@ -52,15 +50,7 @@ func (g *Graph) Leaves() []Leaf {
 	return out
 }
 
-func join(prefix, name string) string {
-	if strings.HasPrefix(name, "[") || name == "*" {
-		if name == "*" {
-			return "(*" + prefix + ")"
-		}
-		return prefix + name
-	}
-	return prefix + "." + name
-}
+func join(prefix, name string) string { return string(Path(prefix).Child(Segment(name))) }
 
 // Diff lists what changed from a to b: paths of b in order, each added or changed, then the paths
 // only a had, removed.
@@ -106,16 +96,5 @@ func (g *Graph) Mark(changes []Change) {
 	}
 }
 
-// under reports whether path lies at or below the object at p. Dereferences wrap a path, so
-// (*(*S.pp)) lies below S.pp and below (*S.pp).
-func under(path, p string) bool {
-	for {
-		if rest, ok := strings.CutPrefix(path, p); ok && (rest == "" || strings.ContainsRune(".[)", rune(rest[0]))) {
-			return true
-		}
-		var ok bool
-		if path, ok = strings.CutPrefix(path, "(*"); !ok {
-			return false
-		}
-	}
-}
+// under reports whether path lies at or below the object at p (see Path.Under).
+func under(path, p string) bool { return Path(path).Under(Path(p)) }

@@ -26,31 +26,22 @@ func (mc *Machine) CaptureStep() []any {
 // Verdict checks the state a transition reached as the search does: the step invariants over the
 // transition (before is what CaptureStep returned before it; nil skips them), then the invariants,
 // then the enabling conditions (a panic in one is a violation) and, when the model makes deadlock
-// an error, whether any event is enabled. It returns the first violation, or nil.
+// an error, whether any event is enabled. It returns the first violation, or nil. It is made of
+// the same three judgements the search makes at its three moments (StepVerdict after a handler
+// runs, StateVerdict on a new state, DeadlockVerdict when expanding one), so the two never judge
+// a transition differently.
 func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 	if before != nil {
 		// The live values are what the transition left: the step checks read them as they are.
-		for i, c := range mc.Def.StepChecks {
-			err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
-			switch {
-			case fail != nil:
-				return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site), nil
-			case err != nil:
-				return NewViolation("step-invariant", c.Name, err.Error(), ""), nil
-			}
+		if v := mc.StepVerdict(before); v != nil {
+			return v, nil
 		}
 	}
 	if err := mc.Load(s); err != nil {
 		return nil, err
 	}
-	for _, inv := range mc.Def.Invariants {
-		err, fail := Guard("invariant", inv.Name, inv.Check)
-		switch {
-		case fail != nil:
-			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site), nil
-		case err != nil:
-			return NewViolation("invariant", inv.Name, err.Error(), ""), nil
-		}
+	if v := mc.StateVerdict(); v != nil {
+		return v, nil
 	}
 	enabled, fail, err := mc.Enabled(s)
 	switch {
@@ -58,10 +49,46 @@ func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 		return nil, err
 	case fail != nil:
 		return NewViolation(fail.Kind, "", fail.Message, fail.Site), nil
-	case len(enabled) == 0 && mc.Def.Deadlock:
-		return NewViolation("deadlock", "", "no event is enabled", ""), nil
 	}
-	return nil, nil
+	return mc.DeadlockVerdict(len(enabled)), nil
+}
+
+// StepVerdict checks the step invariants over the transition that just ran on the live values;
+// before is what CaptureStep returned before it.
+func (mc *Machine) StepVerdict(before []any) *Violation {
+	for i, c := range mc.Def.StepChecks {
+		err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
+		case err != nil:
+			return NewViolation("step-invariant", c.Name, err.Error(), "")
+		}
+	}
+	return nil
+}
+
+// StateVerdict checks the invariants on the live state.
+func (mc *Machine) StateVerdict() *Violation {
+	for _, inv := range mc.Def.Invariants {
+		err, fail := Guard("invariant", inv.Name, inv.Check)
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
+		case err != nil:
+			return NewViolation("invariant", inv.Name, err.Error(), "")
+		}
+	}
+	return nil
+}
+
+// DeadlockVerdict is the violation of a state in which enabled events are enabled: a deadlock
+// when there are none and the model makes that an error.
+func (mc *Machine) DeadlockVerdict(enabled int) *Violation {
+	if enabled == 0 && mc.Def.Deadlock {
+		return NewViolation("deadlock", "", "no event is enabled", "")
+	}
+	return nil
 }
 
 // Enabled lists the indexes of the events enabled in s. A panic in an enabling condition stops

@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
@@ -127,22 +126,13 @@ func (s *Session) environment(leaves []canon.Leaf) []Component {
 		}
 		comp := Component{Name: c.Name, Leaves: []canon.Leaf{}}
 		for _, l := range leaves {
-			if under(l.Path, c.Name) {
+			if canon.Path(l.Path).Under(canon.Path(c.Name)) {
 				comp.Leaves = append(comp.Leaves, l)
 			}
 		}
 		out = append(out, comp)
 	}
 	return out
-}
-
-// under reports whether path is in the component named root.
-func under(path, root string) bool {
-	if strings.HasPrefix(path, "(*"+root+")") {
-		return true
-	}
-	rest, ok := strings.CutPrefix(path, root)
-	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
 }
 
 // stopAtChoice is the panic that stops a handler at a Choose call.

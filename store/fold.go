@@ -1,10 +1,8 @@
 package store
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
-	"strings"
 
 	"github.com/cmc-go/cmc/canon"
 )
@@ -189,38 +187,5 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// comparePaths orders paths as text, except that runs of digits compare as numbers, so
-// "x[9]" < "x[10]". Distinct paths never compare equal.
-func comparePaths(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			si, sj := i, j
-			for i < len(a) && isDigit(a[i]) {
-				i++
-			}
-			for j < len(b) && isDigit(b[j]) {
-				j++
-			}
-			da, db := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
-			if c := cmp.Compare(len(da), len(db)); c != 0 {
-				return c
-			}
-			if c := strings.Compare(da, db); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(i-si, j-sj); c != 0 { // "01" after "1"
-				return c
-			}
-			continue
-		}
-		if a[i] != b[j] {
-			return cmp.Compare(a[i], b[j])
-		}
-		i++
-		j++
-	}
-	return cmp.Compare(len(a)-i, len(b)-j)
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+// comparePaths orders paths as the store keeps them sorted (canon.Path.Compare).
+func comparePaths(a, b string) int { return canon.Path(a).Compare(canon.Path(b)) }

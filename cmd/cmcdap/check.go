@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
-	"github.com/cmc-go/cmc/worker"
 )
 
 func init() {
@@ -37,18 +36,16 @@ func (s settings) Set(kv string) error {
 	return nil
 }
 
-// checkFlags are the check command's flags; the DAP launch configuration maps onto the same request.
+// checkFlags are the check command's flags; the DAP launch configuration maps onto the same
+// service.Check.
 type checkFlags struct {
 	model    string
 	params   settings
-	opts     worker.CheckOptions
+	run      service.RunSettings
 	jsonOut  bool
 	db       string
 	bookmark string
 	quiet    bool
-	// selfCheck is -selfcheck: N, 0 for none, -1 for every transition; opts.SelfCheck is what
-	// the engine takes.
-	selfCheck int64
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -57,17 +54,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "model `name` (default: the package's only model)")
 	fs.Var(f.params, "set", "model parameter `KEY=VALUE` (repeatable)")
-	fs.StringVar(&f.opts.Search, "search", "bfs", "search: bfs (shortest traces), dfs or random")
-	fs.IntVar(&f.opts.MaxDepth, "depth", 0, "depth bound (0: none)")
-	fs.Int64Var(&f.opts.MaxStates, "states", 0, "stop after this many states (0: no bound)")
-	fs.BoolVar(&f.opts.All, "all", false, "go on after a violation and report every distinct one")
-	fs.BoolVar(&f.opts.Exact, "exact", false, "keep states exactly instead of 64-bit hashes")
-	fs.IntVar(&f.opts.Steps, "steps", 10000, "random: walk length")
-	fs.Uint64Var(&f.opts.Seed, "seed", 1, "random: seed")
-	fs.BoolVar(&f.opts.Keep, "keep", false, "random: store the walk as a trace even without a violation")
-	fs.Float64Var(&f.opts.Deadline, "deadline", 10, "seconds one transition may run before it is reported as a hang")
-	fs.Int64Var(&f.selfCheck, "selfcheck", engine.DefaultSelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
-	fs.Var(&memoryFlag{&f.opts.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
+	def := service.DefaultSettings()
+	fs.StringVar(&f.run.Search, "search", def.Search, "search: bfs (shortest traces), dfs or random")
+	fs.IntVar(&f.run.MaxDepth, "depth", 0, "depth bound (0: none)")
+	fs.Int64Var(&f.run.MaxStates, "states", 0, "stop after this many states (0: no bound)")
+	fs.BoolVar(&f.run.All, "all", false, "go on after a violation and report every distinct one")
+	fs.BoolVar(&f.run.Exact, "exact", false, "keep states exactly instead of 64-bit hashes")
+	fs.IntVar(&f.run.Steps, "steps", def.Steps, "random: walk length")
+	fs.Uint64Var(&f.run.Seed, "seed", def.Seed, "random: seed")
+	fs.BoolVar(&f.run.Keep, "keep", false, "random: store the walk as a trace even without a violation")
+	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
+	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
+	fs.Var(&memoryFlag{&f.run.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
@@ -94,51 +92,34 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // validate refuses numbers that mean nothing: negative bounds, zero steps, a deadline that is not
 // a positive number of seconds.
 func (f *checkFlags) validate() error {
-	switch f.opts.Search {
-	case "bfs", "dfs", "random":
-	default:
-		return fmt.Errorf("-search %q: want bfs, dfs or random", f.opts.Search)
+	if err := f.run.Validate(); err != nil {
+		return errors.New("-" + err.Error())
 	}
-	if err := atLeast("depth", f.opts.MaxDepth, 0, "0 means no bound"); err != nil {
+	if err := atLeast("depth", f.run.MaxDepth, 0, "0 means no bound"); err != nil {
 		return err
 	}
-	if err := atLeast("states", f.opts.MaxStates, 0, "0 means no bound"); err != nil {
+	if err := atLeast("states", f.run.MaxStates, 0, "0 means no bound"); err != nil {
 		return err
 	}
-	if err := atLeast("steps", f.opts.Steps, 1, "the length of a random walk"); err != nil {
+	if err := atLeast("steps", f.run.Steps, 1, "the length of a random walk"); err != nil {
 		return err
 	}
-	if err := atLeast("selfcheck", f.selfCheck, -1, "0 means none, -1 every transition"); err != nil {
+	if err := atLeast("selfcheck", f.run.SelfCheck, -1, "0 means none, -1 every transition"); err != nil {
 		return err
 	}
-	f.opts.SelfCheck = worker.SelfCheck(f.selfCheck)
-	return positiveSeconds("deadline", f.opts.Deadline)
+	return positiveSeconds("deadline", f.run.Deadline)
 }
 
 // check runs the check and prints its outcome; it returns the exit code.
 func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io.Writer) (int, error) {
 	start := time.Now()
-	pkg, err := coord.Resolve(ctx, ".", pkgPath)
+	prog, err := service.Open(ctx, ".", pkgPath)
 	if err != nil {
 		return 2, err
 	}
-	bin, err := coord.Build(ctx, pkg)
-	if err != nil {
-		return 2, err
-	}
-	if f.model == "" {
-		models, err := coord.Models(ctx, bin, coord.Prefixed(stderr))
-		if err != nil {
-			return 2, err
-		}
-		switch len(models) {
-		case 0:
-			return 2, fmt.Errorf("package %s defines no model: call cmc.Register(name, build) in an init function", pkg.ImportPath)
-		case 1:
-			f.model = models[0]
-		default:
-			return 2, fmt.Errorf("package %s has several models (%s): choose one with -model", pkg.ImportPath, strings.Join(models, ", "))
-		}
+	c := &service.Check{Model: f.model, Settings: f.run}
+	if len(f.params) > 0 { // else the bookmarked trace's, if any
+		c.Params = f.params
 	}
 	// The database is opened before the check only when the check needs it (a bookmark);
 	// otherwise after, so a database that cannot be opened loses no finding: it is printed first.
@@ -148,19 +129,27 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 			return 2, err
 		}
 		defer db.Close()
-		from, step, err := db.bookmarkTrace(f.bookmark)
+		b, err := service.Bookmark(db.Store, f.bookmark)
 		if err != nil {
 			return 2, err
 		}
-		f.opts.From, f.opts.FromSteps = from, step
+		if err := c.StartFrom(db.Store, b); err != nil {
+			return 2, err
+		}
 	}
-	req := &worker.Request{Model: f.model, Params: f.params, Check: &f.opts}
+	if c.Model, err = prog.ChooseModel(ctx, c.Model, service.Prefixed(stderr)); err != nil {
+		var me *service.ModelError
+		if errors.As(err, &me) && me.Kind == service.ModelMissing {
+			err = fmt.Errorf("package %s has several models (%s): choose one with -model", me.Package, strings.Join(me.Models, ", "))
+		}
+		return 2, err
+	}
 	progress := func(p engine.Progress) {}
 	if !f.quiet {
 		progress = progressPrinter(stderr, time.Now())
 	}
 	checking := time.Now()
-	res, err := coord.Check(ctx, bin, req, progress, coord.Prefixed(stderr))
+	res, err := prog.Check(ctx, c, progress, service.Prefixed(stderr))
 	if err != nil {
 		if ctx.Err() != nil {
 			return 2, errors.New("interrupted")
@@ -169,13 +158,13 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	}
 	elapsed := time.Since(checking)
 	if !f.jsonOut {
-		writeFindings(stdout, f, pkg.ImportPath, res, elapsed)
+		writeFindings(stdout, c, prog.Package.ImportPath, res, elapsed)
 	}
 	dbPath := f.db
 	if dbPath == "" {
 		dbPath = store.DefaultPath(".")
 	}
-	ids, storeErr := storeRun(db, pkg, f, res, start)
+	ids, storeErr := storeRun(db, f.db, prog.Package, c, res, start)
 	if f.jsonOut {
 		writeJSON(stdout, res, ids, elapsed, storeErr)
 	} else {
@@ -203,16 +192,16 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	return code, nil
 }
 
-// storeRun opens the database if the check did not need it before, and stores the run.
-func storeRun(db *traceDB, pkg *coord.Package, f *checkFlags, res *engine.Result, start time.Time) ([]int64, error) {
+// storeRun opens the database at path if the check did not need it before, and stores the run.
+func storeRun(db *traceDB, path string, pkg *service.Package, c *service.Check, res *engine.Result, start time.Time) ([]int64, error) {
 	if db == nil {
 		var err error
-		if db, err = openStore(f.db); err != nil {
+		if db, err = openStore(path); err != nil {
 			return nil, err
 		}
 		defer db.Close()
 	}
-	return db.saveRun(pkg, f, res, start, time.Since(start))
+	return service.Save(db.Store, pkg, c, res, start, time.Now())
 }
 
 // unstored names what a failed store lost (the traces after the stored ones), as the subject of
@@ -244,8 +233,8 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 
 // writeFindings prints the check's summary and every violation with its trace: before anything
 // is stored, so a store that fails loses nothing the user has not seen.
-func writeFindings(w io.Writer, f *checkFlags, pkg string, res *engine.Result, elapsed time.Duration) {
-	tracefmt.Summary(w, tracefmt.Check{Model: f.model, Params: f.params, Package: pkg, Search: f.opts.Search, All: f.opts.All, Elapsed: elapsed}, res)
+func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
+	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Elapsed: elapsed}, res)
 	for _, t := range res.Violations {
 		v := t.Violation
 		line := tracefmt.Violation(v)

@@ -8,19 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 // runCheckArgs runs the check command as main would, with its output captured.
-func runCheckArgs(t *testing.T, model string, set map[string]string, opts worker.CheckOptions, jsonOut bool, pkg string) (int, string, string) {
+func runCheckArgs(t *testing.T, model string, set map[string]string, opts service.RunSettings, jsonOut bool, pkg string) (int, string, string) {
 	t.Helper()
-	f := checkFlags{model: model, params: settings{}, opts: opts, jsonOut: jsonOut, quiet: true,
+	f := checkFlags{model: model, params: settings{}, run: opts, jsonOut: jsonOut, quiet: true,
 		db: filepath.Join(t.TempDir(), "traces.db")}
 	for k, v := range set {
 		f.params[k] = v
 	}
-	if f.opts.Search == "" {
-		f.opts.Search = "bfs"
+	if f.run.Search == "" {
+		f.run.Search = "bfs"
 	}
 	var out, errb bytes.Buffer
 	code, err := check(context.Background(), &f, pkg, &out, &errb)
@@ -50,7 +50,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"no such package", "", "./testdata/missing", nil, "cannot find package ./testdata/missing"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runCheckArgs(t, c.model, c.set, worker.CheckOptions{}, false, c.pkg)
+			code, out, errs := runCheckArgs(t, c.model, c.set, service.RunSettings{}, false, c.pkg)
 			if code != 2 || !strings.Contains(errs, c.want) || out != "" {
 				t.Fatalf("exit %d, stdout %q, error %q; want exit 2 and an error containing %q", code, out, errs, c.want)
 			}
@@ -63,7 +63,7 @@ func TestCheckJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds worker binaries")
 	}
-	code, out, errs := runCheckArgs(t, "TwoPhase", map[string]string{"RM": "3"}, worker.CheckOptions{}, true, "../../examples/twophase")
+	code, out, errs := runCheckArgs(t, "TwoPhase", map[string]string{"RM": "3"}, service.RunSettings{}, true, "../../examples/twophase")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -84,7 +84,7 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatalf("TwoPhase RM=3: %+v", res)
 	}
 
-	code, out, _ = runCheckArgs(t, "Panic", nil, worker.CheckOptions{}, true, "../../internal/coord/testdata/badmodels")
+	code, out, _ = runCheckArgs(t, "Panic", nil, service.RunSettings{}, true, "../../internal/coord/testdata/badmodels")
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}
@@ -99,13 +99,13 @@ func TestCheckReadable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds worker binaries")
 	}
-	code, out, errs := runCheckArgs(t, "Panic", nil, worker.CheckOptions{}, false, "../../internal/coord/testdata/badmodels")
+	code, out, errs := runCheckArgs(t, "Panic", nil, service.RunSettings{}, false, "../../internal/coord/testdata/badmodels")
 	for _, want := range []string{"violation: panic: boom", "1  p  inc", "3  p  bad", "stored as trace 1 in"} {
 		if code != 1 || !strings.Contains(out, want) {
 			t.Fatalf("exit %d, output lacks %q:\n%s%s", code, want, out, errs)
 		}
 	}
-	code, out, errs = runCheckArgs(t, "Counter", map[string]string{"n": "5"}, worker.CheckOptions{Search: "random", Steps: 100, Keep: true, Seed: 1}, false, "./testdata/noprocs")
+	code, out, errs = runCheckArgs(t, "Counter", map[string]string{"n": "5"}, service.RunSettings{Search: "random", Steps: 100, Keep: true, Seed: 1}, false, "./testdata/noprocs")
 	if code != 0 || !strings.Contains(out, "random walk of 5 steps stored as trace 1") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}

@@ -11,14 +11,14 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
-	"github.com/cmc-go/cmc/worker"
 )
 
 // checkPanic checks the Panic model (one violation, 3 steps) into database db.
 func checkPanic(t *testing.T, db string) (code int, stdout, stderr string) {
 	t.Helper()
-	f := checkFlags{model: "Panic", params: settings{}, quiet: true, db: db, opts: worker.CheckOptions{Search: "bfs"}}
+	f := checkFlags{model: "Panic", params: settings{}, quiet: true, db: db, run: service.RunSettings{Search: "bfs"}}
 	var out, errb bytes.Buffer
 	code, err := check(context.Background(), &f, "../../internal/coord/testdata/badmodels", &out, &errb)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 // TestExportHangAndCrash: the exported test of a trace whose last step hangs, and of one whose
@@ -21,7 +21,7 @@ func TestExportHangAndCrash(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "traces.db")
 	for _, model := range []string{"Hang", "Exit"} {
-		f := checkFlags{model: model, params: settings{}, quiet: true, db: db, opts: worker.CheckOptions{Search: "bfs", Deadline: 1}}
+		f := checkFlags{model: model, params: settings{}, quiet: true, db: db, run: service.RunSettings{Search: "bfs", Deadline: 1}}
 		var out, errb bytes.Buffer
 		if code, err := check(ctx, &f, "./testdata/stuck", &out, &errb); code != 1 || err != nil {
 			t.Fatalf("check %s: exit %d, %v\n%s%s", model, code, err, out.String(), errb.String())

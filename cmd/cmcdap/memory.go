@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 // memoryFlag is check's -memory: a byte count with an optional binary unit (KiB, MiB, GiB, or
@@ -16,7 +16,7 @@ func (m *memoryFlag) String() string {
 	if m.bytes == nil || *m.bytes == 0 {
 		return ""
 	}
-	return worker.Bytes(*m.bytes)
+	return service.Bytes(*m.bytes)
 }
 
 func (m *memoryFlag) Set(s string) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,10 +11,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
-	"github.com/cmc-go/cmc/worker"
 )
 
 // Two things to do with a stored trace besides stepping through it: make it shorter, and keep it
@@ -77,20 +76,20 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 		return fmt.Errorf("%s has no violation to keep: minimize a trace that ends in one", what)
 	}
 	fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), tracefmt.Violation(t.Violation))
-	r, err := callWorker(ctx, pkg, "replay.minimize", worker.ReplayOpenArgs{Trace: t, States: f.states})
+	prog, err := service.Build(ctx, pkg)
 	if err != nil {
 		return err
 	}
-	var m worker.MinimizeReply
-	if err := json.Unmarshal(r.Data, &m); err != nil || m.Trace == nil {
-		return fmt.Errorf("worker: bad minimized trace: %v", err)
+	short, shortest, err := prog.Minimize(ctx, t, f.states)
+	if err != nil {
+		return fmt.Errorf("%w (package %s)", err, pkg.ImportPath)
 	}
 	// What the length means: the shortest (a breadth-first search found it), or only 1-minimal.
 	how := "the shortest to the same violation"
-	if !m.Shortest {
+	if !shortest {
 		how = fmt.Sprintf("no step of it can be deleted; breadth-first search stopped at %s states, so a shorter trace may exist: raise -states", tracefmt.Thousands(f.states))
 	}
-	if len(m.Trace.Steps) >= len(t.Steps) {
+	if len(short.Steps) >= len(t.Steps) {
 		fmt.Fprintf(stdout, "%s is minimal already: %s\n", what, how)
 		return nil
 	}
@@ -99,11 +98,11 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 		return err
 	}
 	defer db.Close()
-	newID, err := db.AddDerived(id, store.Minimized, m.Trace, time.Time{})
+	newID, err := db.AddDerived(id, store.Minimized, short, time.Time{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "stored trace %d: %d steps, %s (cmcdap trace show %d)\n", newID, len(m.Trace.Steps), how, newID)
+	fmt.Fprintf(stdout, "stored trace %d: %d steps, %s (cmcdap trace show %d)\n", newID, len(short.Steps), how, newID)
 	return nil
 }
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
-	"github.com/cmc-go/cmc/worker"
 )
 
 // TestMinimizeAndExport is a user's way with a long trace: a random walk finds the violation in
@@ -23,7 +23,7 @@ func TestMinimizeAndExport(t *testing.T) {
 	}
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "traces.db")
-	f := checkFlags{params: settings{}, quiet: true, db: db, opts: worker.CheckOptions{Search: "random", Seed: 1, Steps: 1000}}
+	f := checkFlags{params: settings{}, quiet: true, db: db, run: service.RunSettings{Search: "random", Seed: 1, Steps: 1000}}
 	var out, errb bytes.Buffer
 	if code, err := check(ctx, &f, "./testdata/walk", &out, &errb); code != 1 || err != nil {
 		t.Fatalf("check: exit %d, %v\n%s%s", code, err, out.String(), errb.String())

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 // The models command lists what a package registers, so an editor can offer a choice when a
@@ -58,13 +58,9 @@ func modelsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // packageModels builds the package's worker and asks it for its models.
 func packageModels(ctx context.Context, pkgPath string) ([]string, error) {
-	pkg, err := coord.Resolve(ctx, ".", pkgPath)
+	prog, err := service.Open(ctx, ".", pkgPath)
 	if err != nil {
 		return nil, err
 	}
-	bin, err := coord.Build(ctx, pkg)
-	if err != nil {
-		return nil, err
-	}
-	return coord.Models(ctx, bin, nil)
+	return prog.Models(ctx, nil)
 }

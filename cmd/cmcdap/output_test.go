@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 const unruly = "../../internal/coord/testdata/unruly"
@@ -15,7 +15,7 @@ func TestCheckShowsModelOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a worker binary")
 	}
-	code, out, errs := runCheckArgs(t, "Print", nil, worker.CheckOptions{Deadline: 1}, false, unruly)
+	code, out, errs := runCheckArgs(t, "Print", nil, service.RunSettings{Deadline: 1}, false, unruly)
 	if code != 0 || !strings.Contains(out, "no violation") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0 and no violation", code, out, errs)
 	}
@@ -41,7 +41,7 @@ func TestCheckMemoryLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a worker binary")
 	}
-	code, out, errs := runCheckArgs(t, "Hoard", nil, worker.CheckOptions{Deadline: 1, Memory: 64 << 20}, false, unruly)
+	code, out, errs := runCheckArgs(t, "Hoard", nil, service.RunSettings{Deadline: 1, Memory: 64 << 20}, false, unruly)
 	if code != 1 || !strings.Contains(out, "memory limit 64 MiB exceeded") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and the memory limit finding", code, out, errs)
 	}

@@ -12,9 +12,7 @@ import (
 	"strconv"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/coord"
-	"github.com/cmc-go/cmc/replay"
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 func init() {
@@ -72,18 +70,18 @@ func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer
 	if err != nil {
 		return 2, err
 	}
-	r, err := callWorker(ctx, pkg, "replay.open", worker.ReplayOpenArgs{Model: f.model, Params: t.Params, Trace: t, To: f.to})
-	var died *coord.ErrDied
+	prog, err := service.Build(ctx, pkg)
+	if err != nil {
+		return 2, err
+	}
+	sum, err := prog.Replay(ctx, t, service.Replay{Model: f.model, To: f.to})
+	var died *service.ErrDied
 	switch {
 	case errors.As(err, &died):
 		fmt.Fprintf(stdout, "replaying %s killed the worker: %s\n", what, died.Crash.Message)
 		return 1, nil
 	case err != nil:
-		return 2, err
-	}
-	var sum replay.Summary
-	if err := json.Unmarshal(r.Data, &sum); err != nil {
-		return 2, fmt.Errorf("worker: bad replay summary: %w", err)
+		return 2, fmt.Errorf("%w (package %s)", err, pkg.ImportPath)
 	}
 	fmt.Fprintln(stdout, sum.Describe(what))
 	if !sum.OK() {
@@ -94,7 +92,7 @@ func replayTrace(ctx context.Context, f *replayFlags, id int64, stdout io.Writer
 
 // loadTraceAndPackage reads the trace (loadTrace) and finds the package that registers its
 // model: -pkg, else the one its run checked, else the current directory.
-func loadTraceAndPackage(ctx context.Context, f *replayFlags, id int64) (*engine.Trace, string, *coord.Package, error) {
+func loadTraceAndPackage(ctx context.Context, f *replayFlags, id int64) (*engine.Trace, string, *service.Package, error) {
 	t, what, pkgPath, err := loadTrace(f, id)
 	if err != nil {
 		return nil, "", nil, err
@@ -112,37 +110,11 @@ func loadTraceAndPackage(ctx context.Context, f *replayFlags, id int64) (*engine
 	if pkgPath == "" {
 		pkgPath = "."
 	}
-	pkg, err := coord.Resolve(ctx, ".", pkgPath)
+	pkg, err := service.Resolve(ctx, ".", pkgPath)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	return t, what, pkg, nil
-}
-
-// callWorker builds pkg's worker and makes one request of it: op with args. A worker that died
-// is a *coord.ErrDied; an error the op returned names the package.
-func callWorker(ctx context.Context, pkg *coord.Package, op string, args any) (*worker.Reply, error) {
-	bin, err := coord.Build(ctx, pkg)
-	if err != nil {
-		return nil, err
-	}
-	w, err := coord.Start(bin, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	b, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	r, err := w.Call(ctx, &worker.Request{Op: op, Args: b}, nil)
-	if err != nil {
-		return nil, err
-	}
-	if r.Error != "" {
-		return nil, fmt.Errorf("%s (package %s)", r.Error, pkg.ImportPath)
-	}
-	return r, nil
 }
 
 // loadTrace reads the trace from f.file or the database, with a name for it and the package its

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
 )
@@ -223,8 +224,8 @@ func (s *Session) cmcChoices(req *customRequest) (any, error) {
 			cs = cs[:s.pos.Choice+1]
 		}
 		for i := len(cs) - 1; i >= 0 && len(out) < maxChoiceHints; i-- {
-			file, line := splitSite(cs[i].Site)
-			out = append(out, choiceHint{Step: n, Choice: i, Site: cs[i].Site, File: file, Line: line, Value: cs[i].Value, N: cs[i].N})
+			at, _ := engine.ParseSite(cs[i].Site) // sent split, so the editor parses nothing
+			out = append(out, choiceHint{Step: n, Choice: i, Site: cs[i].Site, File: at.File, Line: at.Line, Value: cs[i].Value, N: cs[i].N})
 		}
 	}
 	for n := 1; n <= s.pos.Step; n++ {

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
-	"os"
 	"strings"
 
-	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
-	"github.com/cmc-go/cmc/worker"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 
@@ -22,22 +19,13 @@ import (
 // build; the launch response comes when the configuration is known to be good, so a bad model
 // name or parameter is an error on the launch request itself.
 
-// A build is the user's package built into a worker binary.
-type build struct {
-	pkg *coord.Package
-	bin string
-}
-
 // prepared is what a launch found out before the session can use it.
 type prepared struct {
-	db     *store.Store
-	build  *build
-	pkg    *coord.Package
-	model  string
-	params map[string]string
-	from   *engine.Trace // check from a bookmarked state: this trace's first fromSteps steps
-	steps  int
-	tr     *trace // open this stored trace
+	db    *store.Store
+	build *service.Program
+	pkg   *service.Package
+	check *service.Check // the check to run: model, parameters, settings, bookmark
+	tr    *trace         // open this stored trace
 }
 
 func (s *Session) onLaunch(req *dap.LaunchRequest) {
@@ -110,10 +98,10 @@ func (s *Session) respondLaunch(req *dap.Request) {
 // prepare opens the store and, to check, builds the package and validates the model, its
 // parameters and the bookmark; to open a trace, reads it.
 func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, err error) {
-	p = &prepared{model: c.Model, params: c.Params}
+	p = &prepared{check: &service.Check{Model: c.Model, Params: c.Params, Settings: settings(c)}}
 	if c.Program != "" {
-		if p.pkg, err = resolve(ctx, c); err != nil {
-			return p, err
+		if p.pkg, err = service.Resolve(ctx, c.Cwd, c.Program); err != nil {
+			return p, fmt.Errorf(`launch: "program": %w`, err)
 		}
 	}
 	dbPath := c.DB
@@ -138,25 +126,41 @@ func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, er
 		return p, nil
 	}
 	if c.Bookmark != "" {
-		if err := s.fromBookmark(p, c.Bookmark); err != nil {
-			return p, err
+		b, err := service.Bookmark(p.db, c.Bookmark)
+		if err != nil {
+			return p, fmt.Errorf(`launch: "bookmark": %w`, err)
+		}
+		if err := p.check.StartFrom(p.db, b); err != nil {
+			return p, fmt.Errorf(`launch: "bookmark": %w`, err)
 		}
 	}
-	bin, err := coord.Build(ctx, p.pkg)
-	if err != nil {
+	if p.build, err = service.Build(ctx, p.pkg); err != nil {
 		return p, fmt.Errorf("launch: %w", err)
 	}
-	p.build = &build{pkg: p.pkg, bin: bin}
-	if err := chooseModel(ctx, p, c); err != nil {
-		return p, err
+	if p.check.Model, err = p.build.ChooseModel(ctx, p.check.Model, nil); err != nil {
+		return p, launchModelError(err)
 	}
 	// A check of one state builds the model with these parameters and replays the bookmark's
 	// prefix: their errors belong to the launch request.
-	dry := &worker.Request{Model: p.model, Params: p.params, Check: &worker.CheckOptions{MaxStates: 1, From: p.from, FromSteps: p.steps}}
-	if _, err := coord.Check(ctx, bin, dry, nil, s.modelOutput); err != nil {
-		return p, fmt.Errorf("launch: model %s: %w", p.model, err)
+	if err := p.build.Try(ctx, p.check, s.modelOutput); err != nil {
+		return p, fmt.Errorf("launch: model %s: %w", p.check.Model, err)
 	}
 	return p, nil
+}
+
+// launchModelError says why no model could be chosen in the launch configuration's words.
+func launchModelError(err error) error {
+	var me *service.ModelError
+	if !errors.As(err, &me) {
+		return fmt.Errorf("launch: %w", err)
+	}
+	switch me.Kind {
+	case service.ModelMissing:
+		return fmt.Errorf(`launch: "model" is missing: package %s has %s`, me.Package, strings.Join(me.Models, ", "))
+	case service.ModelUnknown:
+		return fmt.Errorf(`launch: "model" must be one of %s, not %q`, strings.Join(me.Models, ", "), me.Name)
+	}
+	return fmt.Errorf("launch: %w", err)
 }
 
 // openViews attaches the views server, once, and tells the client where it is.
@@ -198,81 +202,6 @@ func (s *Session) viewsGoto(id int64, step int) {
 	if err := s.gotoStep(step); err != nil {
 		s.output("stderr", "views: "+err.Error()+"\n")
 	}
-}
-
-// resolve finds the program: a directory (relative to cwd) or an import path.
-func resolve(ctx context.Context, c *launchConfig) (*coord.Package, error) {
-	dir := abs(c.Cwd, c.Program)
-	var pkg *coord.Package
-	var err error
-	if fi, statErr := os.Stat(dir); statErr == nil && fi.IsDir() {
-		pkg, err = coord.Resolve(ctx, dir, ".")
-	} else {
-		pkg, err = coord.Resolve(ctx, c.Cwd, c.Program)
-	}
-	if err != nil {
-		return nil, fmt.Errorf(`launch: "program": %w`, err)
-	}
-	return pkg, nil
-}
-
-// chooseModel checks the model name against the package's models, or picks its only one.
-func chooseModel(ctx context.Context, p *prepared, c *launchConfig) error {
-	models, err := coord.Models(ctx, p.build.bin, nil)
-	if err != nil {
-		return fmt.Errorf("launch: list the models of %s: %w", p.pkg.ImportPath, err)
-	}
-	switch {
-	case len(models) == 0:
-		return fmt.Errorf(`launch: package %s registers no model: call cmc.Register(name, build) in an init function`, p.pkg.ImportPath)
-	case p.model == "" && len(models) == 1:
-		p.model = models[0]
-	case p.model == "":
-		return fmt.Errorf(`launch: "model" is missing: package %s has %s`, p.pkg.ImportPath, strings.Join(models, ", "))
-	case !contains(models, p.model):
-		return fmt.Errorf(`launch: "model" must be one of %s, not %q`, strings.Join(models, ", "), p.model)
-	}
-	return nil
-}
-
-// fromBookmark sets the check to start from a bookmarked state; the model and parameters
-// default to the bookmarked trace's.
-func (s *Session) fromBookmark(p *prepared, name string) error {
-	b, err := p.db.BookmarkByName(name)
-	if err != nil {
-		msg := fmt.Sprintf(`launch: "bookmark": %v`, err)
-		if all, lerr := p.db.Bookmarks(); lerr == nil {
-			names := make([]string, len(all))
-			for i, b := range all {
-				names[i] = b.Name
-			}
-			msg += "; the bookmarks are: " + orNone(strings.Join(names, ", "))
-		}
-		return errors.New(msg)
-	}
-	t, _, err := p.db.Trace(b.Trace)
-	if err != nil {
-		return fmt.Errorf(`launch: "bookmark" %s: %w`, name, err)
-	}
-	if p.model == "" {
-		p.model = t.Model
-	} else if p.model != t.Model {
-		return fmt.Errorf(`launch: "bookmark" %s is a state of model %s, not of %s`, name, t.Model, p.model)
-	}
-	if p.params == nil {
-		p.params = t.Params
-	}
-	if b.Step > 0 { // from step 0 is from the initial state: no prefix
-		p.from, p.steps = t, b.Step
-	}
-	return nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 // show makes a loaded trace the one the session shows.

@@ -15,11 +15,11 @@ import (
 
 func (s *Session) progressStart(run *checkRun) {
 	if !run.progress {
-		s.output("console", fmt.Sprintf("checking %s%s…\n", run.model, tracefmt.Params(run.params)))
+		s.output("console", fmt.Sprintf("checking %s%s…\n", run.check.Model, tracefmt.Params(run.check.Params)))
 		return
 	}
 	e := &dap.ProgressStartEvent{Event: event("progressStart")}
-	e.Body = dap.ProgressStartEventBody{ProgressId: run.progressID, Title: "cmc: checking " + run.model,
+	e.Body = dap.ProgressStartEventBody{ProgressId: run.progressID, Title: "cmc: checking " + run.check.Model,
 		Cancellable: true, Message: "starting the worker"}
 	s.send(e)
 }

@@ -59,7 +59,7 @@ func NewSession(rw io.ReadWriteCloser, cfg Config) *Session {
 	}
 	s.log = s.log.With("session", s.id)
 	s.state.init()
-	s.replay.out = s.modelOutput
+	s.replay.Out = s.modelOutput
 	return s
 }
 
@@ -94,7 +94,7 @@ func (s *Session) shutdown() {
 	close(s.doneCh)
 	s.interrupt()
 	s.closeTrace()
-	s.replay.close()
+	s.replay.Close()
 	if c, ok := s.views.(io.Closer); ok && s.views != s.cfg.Views {
 		c.Close()
 	}

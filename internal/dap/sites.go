@@ -2,7 +2,6 @@ package dap
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
@@ -37,10 +36,11 @@ func indexSites(t *engine.Trace) siteIndex {
 }
 
 func (x siteIndex) add(site string, k siteKind) {
-	file, line := splitSite(site)
-	if file == "" {
+	at, ok := engine.ParseSite(site)
+	if !ok {
 		return
 	}
+	file, line := at.File, at.Line
 	m := x.lines[file]
 	if m == nil {
 		m = map[int]siteKind{}
@@ -87,21 +87,8 @@ func commonSuffix(a, b string) int {
 	return n
 }
 
-// splitSite splits "file:line".
-func splitSite(site string) (string, int) {
-	i := strings.LastIndexByte(site, ':')
-	if i < 0 {
-		return site, 0
-	}
-	n, err := strconv.Atoi(site[i+1:])
-	if err != nil {
-		return site, 0
-	}
-	return site[:i], n
-}
-
 // atLine reports whether a recorded site is at the line of the client's file.
 func (x siteIndex) atLine(site, path string, line int) bool {
-	f, l := splitSite(site)
-	return l == line && f == x.file(path)
+	at, ok := engine.ParseSite(site)
+	return ok && at.Line == line && at.File == x.file(path)
 }

@@ -119,10 +119,9 @@ func (s *Session) frame(p position) dap.StackFrame {
 		site = c.Site
 		f.Name += fmt.Sprintf(" › Choose(%d) = %d", c.N, c.Value)
 	}
-	file, line := splitSite(site)
-	if file != "" {
-		f.Source = &dap.Source{Name: filepath.Base(file), Path: file}
-		f.Line, f.Column = line, 1
+	if at, ok := engine.ParseSite(site); ok {
+		f.Source = &dap.Source{Name: filepath.Base(at.File), Path: at.File}
+		f.Line, f.Column = at.Line, 1
 	}
 	f.CanRestart = true
 	return f

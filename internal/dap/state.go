@@ -1,11 +1,14 @@
 package dap
 
 import (
+	"slices"
+
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
-	"slices"
 )
 
 // state is what a session shows: the trace, where in it the user is, and what the editor asked
@@ -14,21 +17,21 @@ type state struct {
 	client     dap.InitializeRequestArguments
 	launch     *launchConfig
 	db         *store.Store
-	tr         *trace    // nil until a trace is loaded
-	pos        position  // where the user is in tr
-	stopped    bool      // a stopped event was sent for pos
-	configured bool      // configurationDone arrived
-	pending    func()    // the first stop, waiting for configurationDone
-	check      *checkRun // a check in progress
-	build      *build    // the user's package built into a worker, when launched with a program
-	views      Views     // Config.Views, or the one Config.OpenViews made
+	tr         *trace           // nil until a trace is loaded
+	pos        position         // where the user is in tr
+	stopped    bool             // a stopped event was sent for pos
+	configured bool             // configurationDone arrived
+	pending    func()           // the first stop, waiting for configurationDone
+	check      *checkRun        // a check in progress
+	build      *service.Program // the user's package built into a worker, when launched with a program
+	views      Views            // Config.Views, or the one Config.OpenViews made
 
 	handles handles    // variable references, valid until the next stop
 	cache   stateCache // states of recently shown steps
 	bps     breakpoints
 	progs   programs
-	gotos   []position // the last gotoTargets, by target id - 1
-	replay  replayer   // a worker re-running the trace, for heap graphs
+	gotos   []position       // the last gotoTargets, by target id - 1
+	replay  service.Replayer // a worker re-running the trace, for heap graphs
 }
 
 func (st *state) init() {
@@ -47,6 +50,14 @@ type position struct {
 func after(step int) position { return position{Step: step, Choice: -1} }
 
 func (p position) inside() bool { return p.Choice >= 0 }
+
+// replay is the position as replay numbers it: Choose calls from 1, 0 after the step.
+func (p position) replay() replay.Position {
+	if p.inside() {
+		return replay.Position{Step: p.Step, Choice: p.Choice + 1}
+	}
+	return replay.Position{Step: p.Step}
+}
 
 // shown is the step whose state the position shows.
 func (p position) shown() int {
@@ -84,7 +95,7 @@ func newTrace(id int64, t *engine.Trace) *trace {
 	}
 	seen := map[string]bool{}
 	for _, l := range t.Init {
-		r := parsePath(l.Path)[0].name
+		r := canon.Path(l.Path).Root()
 		if seen[r] {
 			continue
 		}

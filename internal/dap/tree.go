@@ -112,103 +112,27 @@ func (n *node) summary(max int) string {
 	return b.String()
 }
 
-// A segment is one step of a path: a field, an index or key in brackets, or a dereference.
+// A segment is one step of a path (canon.Segment), named as the Variables pane shows it.
 type segment struct {
 	name string // field, [key] or *
 }
 
 func (s segment) extend(prefix string) string {
-	switch {
-	case prefix == "":
-		return s.name
-	case s.name == "*":
-		return "(*" + prefix + ")"
-	case strings.HasPrefix(s.name, "["):
-		return prefix + s.name
-	}
-	return prefix + "." + s.name
+	return string(canon.Path(prefix).Child(canon.Segment(s.name)))
 }
 
-// parsePath splits a canonical path into segments: "(*B.p).x[D]" is B, p, *, x, [D]. Keys are
-// kept as rendered, brackets included; brackets and quotes inside a key are matched.
+// parsePath splits a canonical path into segments (canon.Path.Segments).
 func parsePath(p string) []segment {
-	if strings.HasPrefix(p, "(*") {
-		end := closing(p, 0)
-		if end < 0 {
-			return []segment{{name: p}}
-		}
-		segs := append(parsePath(p[2:end]), segment{name: "*"})
-		return append(segs, parseRest(p[end+1:])...)
-	}
-	i := strings.IndexAny(p, ".[")
-	if i < 0 {
-		return []segment{{name: p}}
-	}
-	return append([]segment{{name: p[:i]}}, parseRest(p[i:])...)
-}
-
-func parseRest(p string) []segment {
-	var out []segment
-	for len(p) > 0 {
-		switch p[0] {
-		case '.':
-			i := strings.IndexAny(p[1:], ".[")
-			if i < 0 {
-				return append(out, segment{name: p[1:]})
-			}
-			out = append(out, segment{name: p[1 : i+1]})
-			p = p[i+1:]
-		case '[':
-			end := closing(p, 0)
-			if end < 0 {
-				return append(out, segment{name: p})
-			}
-			out = append(out, segment{name: p[:end+1]})
-			p = p[end+1:]
-		default: // not a path we know: keep the rest as one name
-			return append(out, segment{name: p})
-		}
+	segs := canon.Path(p).Segments()
+	out := make([]segment, len(segs))
+	for i, s := range segs {
+		out[i] = segment{name: string(s)}
 	}
 	return out
 }
 
-// closing returns the index of the bracket or parenthesis closing the one at p[open], skipping
-// quoted strings, or -1.
-func closing(p string, open int) int {
-	depth := 0
-	for i := open; i < len(p); i++ {
-		switch p[i] {
-		case '"':
-			for i++; i < len(p) && p[i] != '"'; i++ {
-				if p[i] == '\\' {
-					i++
-				}
-			}
-		case '[', '(', '{':
-			depth++
-		case ']', ')', '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// under reports whether path lies at or below p: p itself, a field, element or entry of it, or
-// a dereference of it.
-func under(path, p string) bool {
-	for {
-		if rest, ok := strings.CutPrefix(path, p); ok && (rest == "" || strings.ContainsRune(".[)", rune(rest[0]))) {
-			return true
-		}
-		var ok bool
-		if path, ok = strings.CutPrefix(path, "(*"); !ok {
-			return false
-		}
-	}
-}
+// under reports whether path lies at or below p (canon.Path.Under).
+func under(path, p string) bool { return canon.Path(path).Under(canon.Path(p)) }
 
 // exprPath writes a canonical path in the expression language: B.routes["D"].seq, rm[0],
 // $env["odd name"].

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/google/go-dap"
 )
 
@@ -119,8 +120,8 @@ func (s *Session) choiceVars(p position) []dap.Variable {
 	out := make([]dap.Variable, len(cs))
 	for i, c := range cs {
 		name := fmt.Sprintf("#%d", i)
-		if file, line := splitSite(c.Site); file != "" {
-			name += fmt.Sprintf(" %s:%d", filepath.Base(file), line)
+		if at, ok := engine.ParseSite(c.Site); ok {
+			name += fmt.Sprintf(" %s:%d", filepath.Base(at.File), at.Line)
 		}
 		out[i] = dap.Variable{
 			Name:  name,

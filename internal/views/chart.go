@@ -1,8 +1,6 @@
 package views
 
 import (
-	"strings"
-
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 )
@@ -190,11 +188,5 @@ func roots(leaves []canon.Leaf) []string {
 	return out
 }
 
-// rootOf returns the component a path starts at: "A" for "A.routes[2]" and for "(*A)".
-func rootOf(path string) string {
-	path = strings.TrimLeft(path, "(*")
-	if i := strings.IndexAny(path, ".[)"); i >= 0 {
-		return path[:i]
-	}
-	return path
-}
+// rootOf returns the component a path starts at (canon.Path.Root).
+func rootOf(path string) string { return canon.Path(path).Root() }

@@ -2,7 +2,6 @@ package views
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/cmc-go/cmc/canon"
@@ -59,8 +58,7 @@ func LeafGraph(leaves []canon.Leaf, changes []canon.Change) *canon.Graph {
 			index[r] = i
 			g.Objects = append(g.Objects, canon.Object{ID: i + 1, Root: r, Type: "stored state", Path: r})
 		}
-		name := strings.TrimPrefix(strings.TrimPrefix(l.Path, "(*"+r+")"), r)
-		name = strings.TrimPrefix(name, ".")
+		name := string(fieldPath(canon.Path(l.Path)))
 		if name == "" {
 			name = "*"
 		}
@@ -76,4 +74,18 @@ func changesAt(t *engine.Trace, step int) []canon.Change {
 		return nil
 	}
 	return t.Steps[step-1].Changes
+}
+
+// fieldPath is p below its root, without the root's own dereferences: "x[2]" for "(*A).x[2]"
+// and for "(*(*A)).x[2]".
+func fieldPath(p canon.Path) canon.Path {
+	segs := p.Segments()[1:]
+	for len(segs) > 0 && segs[0] == canon.Deref {
+		segs = segs[1:]
+	}
+	var rel canon.Path
+	for _, s := range segs {
+		rel = rel.Child(s)
+	}
+	return rel
 }

@@ -1,0 +1,41 @@
+package engine
+
+import "testing"
+
+// TestParseSite: the grammar the VS Code extension's parseSite follows too.
+func TestParseSite(t *testing.T) {
+	for in, want := range map[string]SourceLine{
+		"/a/b.go:12":   {"/a/b.go", 12},
+		`C:\a\b.go:7`:  {`C:\a\b.go`, 7},
+		"/a/b.go:12:3": {"/a/b.go", 12},
+		"nowhere":      {},
+		":3":           {},
+		"a.go:x":       {},
+	} {
+		got, ok := ParseSite(in)
+		if got != want || ok != (want != SourceLine{}) {
+			t.Errorf("ParseSite(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+}
+
+func FuzzParseSite(f *testing.F) {
+	for _, s := range []string{"/a/b.go:12", "a:1:2:3", ":", "x:-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		site, ok := ParseSite(s)
+		if !ok {
+			return
+		}
+		if site.File == "" || site.Line < 0 {
+			t.Fatalf("ParseSite(%q) = %v", s, site)
+		}
+		// A file that does not itself end in ":N" reads back as written.
+		if _, _, num := cutNumber(site.File); !num {
+			if again, ok := ParseSite(site.String()); !ok || again != site {
+				t.Fatalf("ParseSite(%q) = %v, which reads back as %v", s, site, again)
+			}
+		}
+	})
+}

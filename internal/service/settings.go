@@ -1,0 +1,64 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/worker"
+)
+
+// RunSettings are how a check searches, as the user gave them. Every front end fills the same
+// record and every run stores it as is (store.Run.Settings), so runs checked from the CLI and from
+// the editor read alike.
+type RunSettings struct {
+	Search    string `json:"search"` // bfs, dfs or random
+	MaxDepth  int    `json:"max_depth,omitempty"`
+	MaxStates int64  `json:"max_states,omitempty"`
+	All       bool   `json:"all,omitempty"`   // go on after a violation
+	Exact     bool   `json:"exact,omitempty"` // keep states exactly, not as 64-bit hashes
+	Steps     int    `json:"steps,omitempty"` // random: walk length
+	Seed      uint64 `json:"seed,omitempty"`  // random: seed
+	Keep      bool   `json:"keep,omitempty"`  // random: store the walk without a violation
+	// Deadline is how long one transition may run, in seconds, before it is a hang (0: 10).
+	Deadline float64 `json:"deadline,omitempty"`
+	// SelfCheck is how many transitions to self-check: N, 0 for none, -1 for every one.
+	SelfCheck int64 `json:"self_check"`
+	Memory    int64 `json:"memory,omitempty"` // the worker's memory limit in bytes (0: the default)
+	// Bookmark is the bookmarked state the check started from; FromSteps the steps of its trace
+	// that lead there.
+	Bookmark  string `json:"bookmark,omitempty"`
+	FromSteps int    `json:"from_steps,omitempty"`
+}
+
+// DefaultSettings are the settings a front end starts from.
+func DefaultSettings() RunSettings {
+	return RunSettings{Search: "bfs", Steps: 10000, Seed: 1, Deadline: 10, SelfCheck: engine.DefaultSelfCheck}
+}
+
+// Validate refuses settings that mean nothing. The messages name the setting as the CLI does;
+// the DAP front end checks its attributes as it parses them.
+func (s *RunSettings) Validate() error {
+	switch s.Search {
+	case "bfs", "dfs", "random":
+	default:
+		return fmt.Errorf("search %q: want bfs, dfs or random", s.Search)
+	}
+	return nil
+}
+
+// options are the settings as the worker takes them, starting from from's first s.FromSteps steps.
+func (s *RunSettings) options(from *engine.Trace) *worker.CheckOptions {
+	o := &worker.CheckOptions{Search: s.Search, MaxDepth: s.MaxDepth, MaxStates: s.MaxStates, All: s.All,
+		Exact: s.Exact, Steps: s.Steps, Seed: s.Seed, Keep: s.Keep, Deadline: s.Deadline,
+		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory}
+	if from != nil {
+		o.From, o.FromSteps = from, s.FromSteps
+	}
+	return o
+}
+
+func (s *RunSettings) json() json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
