@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"unsafe"
@@ -11,93 +10,6 @@ import (
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/canon"
 )
-
-// Options say how to search.
-type Options struct {
-	Search    string // "bfs" (default, shortest counterexamples), "dfs" or "random"
-	MaxDepth  int    // 0: unbounded
-	MaxStates int64  // 0: unbounded
-	All       bool   // go on after a violation and report every distinct one (by signature)
-	Exact     bool   // keep every state exactly instead of 64-bit hashes (small models, tests)
-
-	Steps int    // random: the walk's length (default 10,000)
-	Seed  uint64 // random: the generator's seed (0 means 1)
-	Keep  bool   // random: keep the walk as a trace even when nothing is violated
-
-	// From starts the search from the state after the first FromSteps steps of a stored trace (all
-	// of them when FromSteps is 0), instead of the initial state.
-	From      *Trace
-	FromSteps int
-	// StrictPrefix makes a prefix step that reaches a different state (by hash) an error. Otherwise
-	// only a prefix that no longer replays (a missing event, different Choose calls) is an error, and
-	// the first step whose state differs is noted in the result: code changes after a fix do that.
-	StrictPrefix bool
-
-	// SelfCheck is how many transitions (the first ones) to self-check (see selfcheck.go): the next
-	// event is run on the live objects and on restored copies, and the results compared; every
-	// component is captured at once, which also checks cmc.Touches and sharing between components.
-	// 0 means DefaultSelfCheck, a negative number none, SelfCheckAll every transition. The initial
-	// state is checked too, on the objects the model's builder made.
-	SelfCheck int64
-
-	// Progress, when set, is called every few thousand transitions (the caller decides how often
-	// to show it: the engine does not read the clock).
-	Progress func(Progress)
-	// Begin, when set, is called before every run of a handler: the worker publishes it so a
-	// transition that hangs or kills the process can be traced afterwards.
-	Begin func(state int64, event, attempt int)
-	// Reproduce stops the search just before the handler run at a Position (as Begin saw it in an
-	// earlier, identical search) and reports it as a violation of the given kind without running
-	// it: this is how a transition that hung or crashed the worker gets its trace.
-	Reproduce *Reproduction
-}
-
-// A Position names one handler run of a search: the trail index of the state, the event and the
-// attempt (which Choose combination). Searches are deterministic, so it names the same run again.
-type Position struct {
-	State   int64 `json:"state"`
-	Event   int   `json:"event"`
-	Attempt int   `json:"attempt"`
-}
-
-// A Reproduction is a Position and what happened there.
-type Reproduction struct {
-	Position
-	Kind, Message string
-}
-
-// Progress is a snapshot of a running search.
-type Progress struct {
-	States      int64 `json:"states"`
-	Transitions int64 `json:"transitions"`
-	Depth       int   `json:"depth"`
-	Frontier    int   `json:"frontier"`
-}
-
-// A Result summarises a search.
-type Result struct {
-	States      int64    `json:"states"`      // distinct states stored
-	Transitions int64    `json:"transitions"` // handler runs
-	Depth       int      `json:"depth"`       // deepest level reached
-	Complete    bool     `json:"complete"`    // the state space was exhausted
-	Cut         int64    `json:"cut"`         // states a constraint kept from being expanded
-	Violations  []*Trace `json:"violations"`
-	Walk        *Trace   `json:"walk,omitempty"` // a kept random walk
-	Exact       bool     `json:"exact"`
-	// CollisionProbability bounds the chance that two states shared a hash, so one was missed.
-	CollisionProbability float64 `json:"collision_probability"`
-	VisitedBytes         int64   `json:"visited_bytes"`
-	// StoredBytes is what the search keeps for the whole run: the visited set, the trail that
-	// rebuilds counterexamples, and the interned component encodings.
-	StoredBytes int64  `json:"stored_bytes"`
-	Seed        uint64 `json:"seed,omitempty"`
-	Cancelled   bool   `json:"cancelled,omitempty"`
-	PrefixNote  string `json:"prefix_note,omitempty"`
-	// Rules are the model's rules for types without tags (cmc.Model.Omit), as "omit T.f".
-	Rules []string `json:"rules,omitempty"`
-	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).
-	SelfChecked int64 `json:"self_checked"`
-}
 
 // trailEntry records how a stored state was reached, so a violation's path can be rebuilt.
 type trailEntry struct {
@@ -163,7 +75,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	if err := mc.Load(start); err != nil {
 		return nil, err
 	}
-	if v := s.invariants(); v != nil {
+	if v := s.mc.StateVerdict(); v != nil {
 		s.violation(0, nil, v)
 	} else {
 		switch opts.Search {
@@ -340,7 +252,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 				s.stop = true
 				return nil
 			}
-			before := s.captureBefore()
+			before := s.mc.CaptureStep()
 			if s.opts.Begin != nil {
 				s.opts.Begin(int64(idx), ei, attempt)
 			}
@@ -361,8 +273,8 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		}
 		s.prefixB = prefix
 	}
-	if len(enabled) == 0 && mc.Def.Deadlock {
-		s.violation(idx, nil, NewViolation("deadlock", "", "no event is enabled", ""))
+	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
+		s.violation(idx, nil, v)
 	}
 	return nil
 }
@@ -392,7 +304,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 			return err
 		}
 	}
-	if v := s.stepChecks(before); v != nil {
+	if v := s.mc.StepVerdict(before); v != nil {
 		s.violation(idx, step(), v)
 		return nil
 	}
@@ -408,7 +320,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	}
 	s.res.States++
 	s.res.Depth = max(s.res.Depth, s.depth+1)
-	if v := s.invariants(); v != nil {
+	if v := s.mc.StateVerdict(); v != nil {
 		s.violation(nidx, nil, v)
 		return nil
 	}
@@ -428,20 +340,6 @@ func values(points []ChoicePoint) []int {
 	return v
 }
 
-// invariants checks the invariants on the live state.
-func (s *search) invariants() *Violation {
-	for _, inv := range s.mc.Def.Invariants {
-		err, fail := Guard("invariant", inv.Name, inv.Check)
-		switch {
-		case fail != nil:
-			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
-		case err != nil:
-			return NewViolation("invariant", inv.Name, err.Error(), "")
-		}
-	}
-	return nil
-}
-
 // cut reports whether a constraint keeps the live state from being expanded.
 func (s *search) cut() bool {
 	for _, c := range s.mc.Def.Constraints {
@@ -450,31 +348,6 @@ func (s *search) cut() bool {
 		}
 	}
 	return false
-}
-
-func (s *search) captureBefore() []any {
-	if len(s.mc.Def.StepChecks) == 0 {
-		return nil
-	}
-	before := make([]any, len(s.mc.Def.StepChecks))
-	for i, c := range s.mc.Def.StepChecks {
-		before[i] = c.Capture()
-	}
-	return before
-}
-
-// stepChecks checks the step invariants over the transition that just ran.
-func (s *search) stepChecks(before []any) *Violation {
-	for i, c := range s.mc.Def.StepChecks {
-		err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
-		switch {
-		case fail != nil:
-			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
-		case err != nil:
-			return NewViolation("step-invariant", c.Name, err.Error(), "")
-		}
-	}
-	return nil
 }
 
 // captureError reports a state that cannot be captured, with the path that reached it.
@@ -545,100 +418,4 @@ func (s *search) report(path []pathStep, v *Violation) {
 	if !s.opts.All {
 		s.stop = true
 	}
-}
-
-// walk is a random walk: at each step a random enabled event with random Choose values.
-func (s *search) walk(start State) error {
-	seed := s.opts.Seed
-	if seed == 0 {
-		seed = 1
-	}
-	s.res.Seed = seed
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	steps := s.opts.Steps
-	if steps <= 0 {
-		steps = 10000
-	}
-	mc := s.mc
-	st := start
-	path := slices.Clone(s.prefix)
-	for n := 0; n < steps && !s.stop; n++ {
-		enabled, fail, err := mc.Enabled(st)
-		if err != nil {
-			return err
-		}
-		if fail != nil {
-			s.report(path, NewViolation(fail.Kind, "", fail.Message, fail.Site))
-			return nil
-		}
-		if len(enabled) == 0 {
-			if mc.Def.Deadlock {
-				s.report(path, NewViolation("deadlock", "", "no event is enabled", ""))
-			}
-			break
-		}
-		ei := enabled[rng.IntN(len(enabled))]
-		ev := mc.Def.Events[ei]
-		if err := mc.Load(st); err != nil {
-			return err
-		}
-		before := s.captureBefore()
-		if r := s.opts.Reproduce; r != nil && r.Position == (Position{int64(len(path)), ei, 0}) {
-			s.report(append(path, pathStep{event: ei}), NewViolation(r.Kind, "", r.Message, ev.File))
-			break
-		}
-		if s.opts.Begin != nil {
-			s.opts.Begin(int64(len(path)), ei, 0)
-		}
-		out := mc.Run(ev, nil, false, rng.IntN)
-		s.res.Transitions++
-		step := pathStep{event: ei, values: values(out.Points)}
-		path = append(path, step)
-		if f := out.Failure; f != nil {
-			s.report(path, NewViolation(f.Kind, "", f.Message, f.Site))
-			break
-		}
-		next, err := mc.Capture(st, ev.Touches)
-		if err != nil {
-			return fmt.Errorf("after %d steps: %w", len(path), err)
-		}
-		if s.checked < s.limit {
-			found, err := s.selfCheckAfter(Position{int64(len(path) - 1), ei, 0}, next, ev, func() []pathStep { return slices.Clone(path) })
-			if err != nil {
-				return fmt.Errorf("after %d steps: %w", len(path), err)
-			}
-			if found {
-				break
-			}
-			if err := mc.Load(next); err != nil {
-				return err
-			}
-		}
-		s.res.Depth = len(path)
-		s.key = next.key(s.key[:0])
-		if s.visited.add(mc.Hash(next), s.key) {
-			s.res.States++
-		}
-		if v := s.stepChecks(before); v != nil {
-			s.report(path, v)
-			break
-		}
-		if v := s.invariants(); v != nil {
-			s.report(path, v)
-			break
-		}
-		if s.cut() {
-			break
-		}
-		st = next
-		s.tick(len(path), 1)
-	}
-	if s.opts.Keep {
-		t, _, _, err := mc.record(s.init, path)
-		if err != nil {
-			return fmt.Errorf("record the walk: %w", err)
-		}
-		s.res.Walk = t
-	}
-	return nil
 }
