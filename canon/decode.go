@@ -26,7 +26,10 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 	if root.Kind() != reflect.Pointer || root.IsNil() {
 		return fmt.Errorf("decode state: root must be a non-nil pointer, not %s", root.Type())
 	}
-	d := decoder{buf: b}
+	if len(b) == 0 || b[0] > arrayMode {
+		return fmt.Errorf("decode state: not a canonical encoding (mode byte)")
+	}
+	d := decoder{buf: b, pos: 1, arrays: b[0] == arrayMode}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
@@ -39,9 +42,12 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 	d.objs = append(d.objs, decObject{v: root, plan: planFor(root.Type().Elem())})
 	for i := 0; i < len(d.objs); i++ {
 		o := d.objs[i]
-		if o.v.Kind() == reflect.Map {
+		switch {
+		case o.array:
+			d.arrayContent(o)
+		case o.v.Kind() == reflect.Map:
 			d.mapContent(o)
-		} else {
+		default:
 			o.plan.dec(&d, o.v.Elem())
 		}
 	}
@@ -52,15 +58,18 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 }
 
 type decoder struct {
-	buf  []byte
-	pos  int
-	objs []decObject // object number-1 -> pointer or map
+	buf    []byte
+	pos    int
+	objs   []decObject // object number-1 -> pointer, map or backing array
+	arrays bool        // array mode (arrays.go)
+	inKey  bool        // decoding a map key or set element, which the encoder wrote plainly
 }
 
 type decObject struct {
-	v    reflect.Value
-	plan *plan  // of the pointee, or of the map
-	n    uint64 // entries of a map
+	v     reflect.Value
+	plan  *plan  // of the pointee, or of the map, or of an array's elements
+	n     uint64 // entries of a map
+	array bool   // a backing array (arrays.go)
 }
 
 type decodeFailure struct{ msg string }
@@ -249,7 +258,9 @@ func (d *decoder) mapContent(o decObject) {
 	val := reflect.New(p.t.Elem()).Elem()
 	for range n {
 		k.SetZero()
+		d.inKey = true
 		p.key.dec(d, k)
+		d.inKey = false
 		val.SetZero()
 		p.elem.dec(d, val)
 		m.SetMapIndex(k, val)

@@ -54,10 +54,15 @@ type encoder struct {
 	spanPaths  []string // path of each span while tracking
 	inKey      bool     // encoding a map key or set element: no objects allowed
 	glob       *globalTable
-	globalKeys map[uintptr]string // keys of the globals met in this capture
-	sub        *Encoder           // encodes a global's contents, for its key
-	depth      int                // of a sub-encoder
-	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
+	globalKeys map[uintptr]string  // keys of the globals met in this capture
+	sub        *Encoder            // encodes a global's contents, for its key
+	depth      int                 // of a sub-encoder
+	comp       int                 // the component being encoded
+	arrays     bool                // array mode (arrays.go) for this component
+	collect    bool                // record every slice's window (arrays.go)
+	windows    map[uintptr]*window // backing arrays by end address, in array and collect mode
+	collector  *Encoder            // finds a component's windows
+	sortSets   bool                // put the live elements of every set in canonical order (SortSets)
 }
 
 // An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
@@ -66,9 +71,13 @@ type object struct {
 	ptr   unsafe.Pointer
 	plan  *plan // of the pointee, or of the map
 	isMap bool
+	arr   *window // a backing array (arrays.go)
 }
 
-type span struct{ start, end uintptr }
+type span struct {
+	start, end uintptr
+	comp       int // the component whose capture recorded it
+}
 
 // encodeFailure carries an Error up through the plan closures.
 type encodeFailure struct{ reason string }
@@ -95,10 +104,16 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 // sharing is an Error naming both paths.
 func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
-	if err := e.components(roots, emit, dst, false); err != nil {
+	err := e.components(roots, emit, dst, false, nil)
+	if sh, ok := err.(sharedInside); ok {
+		// Slices share memory inside some components: encode those in array mode.
+		err = e.components(roots, emit, dst, false, sh)
+	}
+	if err != nil {
 		// Run again, slowly, recording paths, to say exactly where.
-		err = e.components(roots, nil, dst, true)
-		if err == nil { // cannot happen: encoding is deterministic
+		sh, _ := err.(sharedInside)
+		err = e.components(roots, nil, dst, true, sh)
+		if _, ok := err.(sharedInside); ok || err == nil { // cannot happen: encoding is deterministic
 			err = &Error{Reason: "state could not be captured"}
 		}
 		e.buf = nil
@@ -108,7 +123,13 @@ func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), d
 	return nil
 }
 
-func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool) error {
+// sharedInside marks the components whose own memory overlaps (slices sharing a backing array):
+// they are encoded again in array mode.
+type sharedInside []bool
+
+func (sharedInside) Error() string { return "memory shared inside a component" }
+
+func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) error {
 	e.reset(tracking)
 	for i, r := range roots {
 		if !r.V.IsValid() {
@@ -117,16 +138,77 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		if r.V.Kind() != reflect.Pointer || r.V.IsNil() {
 			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
 		}
-		e.buf = dst
-		if err := e.run(r.V, r.Name); err != nil {
+		e.comp = i
+		e.buf = append(dst, plainMode)
+		if i < len(arrays) && arrays[i] {
+			if err := e.findWindows(r); err != nil {
+				return err
+			}
+			e.buf[len(e.buf)-1] = arrayMode
+			e.arrays = true
+		}
+		err := e.run(r.V, r.Name)
+		e.arrays = false
+		if err != nil {
 			return err
 		}
 		if emit != nil {
 			emit(i, e.buf)
 		}
 	}
-	if !tracking && len(e.spans) > 1 && overlap(e.spans) {
-		return &Error{Reason: "interior pointer"}
+	if !tracking && len(e.spans) > 1 {
+		return overlaps(e.spans, len(roots), arrays)
+	}
+	return nil
+}
+
+// findWindows collects the backing arrays of root's slices with a plain encoding.
+func (e *encoder) findWindows(r Root) error {
+	if e.collector == nil {
+		e.collector = &Encoder{}
+	}
+	c := &e.collector.e
+	if c.windows == nil {
+		c.windows = make(map[uintptr]*window)
+	}
+	clear(c.windows)
+	c.reset(false)
+	c.collect = true
+	err := c.run(r.V, r.Name)
+	c.collect = false
+	c.buf = nil
+	if err != nil {
+		return err
+	}
+	e.windows = c.windows
+	return nil
+}
+
+// overlaps checks that no two captured objects share memory. Sharing inside components that are
+// not yet in array mode is a sharedInside (encode them again in array mode); any other is an
+// error, whose path the tracking run finds.
+func overlaps(spans []span, n int, arrays sharedInside) error {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var inside sharedInside
+	var end uintptr
+	owner := -1
+	for _, s := range spans {
+		if s.start < end {
+			if s.comp != owner || (owner < len(arrays) && arrays[owner]) {
+				return &Error{Reason: "interior pointer"}
+			}
+			if inside == nil {
+				inside = make(sharedInside, n)
+				copy(inside, arrays)
+			}
+			inside[owner] = true
+		}
+		if s.end > end {
+			end, owner = s.end, s.comp
+		}
+	}
+	if inside != nil {
+		return inside
 	}
 	return nil
 }
@@ -139,7 +221,10 @@ func (enc *Encoder) SortSets(roots []Root) error {
 	e := &enc.e
 	e.sortSets = true
 	defer func() { e.sortSets = false }()
-	err := e.components(roots, nil, nil, false)
+	err := e.components(roots, nil, nil, false, nil)
+	if sh, ok := err.(sharedInside); ok {
+		err = e.components(roots, nil, nil, false, sh)
+	}
 	e.buf = nil
 	return err
 }
@@ -208,9 +293,12 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 		if e.tracking {
 			e.path = append(e.path[:0], e.qpaths[e.base+i])
 		}
-		if o.isMap {
+		switch {
+		case o.arr != nil:
+			e.arrayContent(o)
+		case o.isMap:
 			e.mapContent(o)
-		} else {
+		default:
 			o.plan.enc(e, reflect.NewAt(o.plan.t, o.ptr).Elem())
 		}
 	}
@@ -230,7 +318,9 @@ func (e *encoder) fail(format string, args ...any) {
 }
 
 func (e *encoder) push(seg string) { e.path = append(e.path, seg) }
-func (e *encoder) pop()            { e.path = e.path[:len(e.path)-1] }
+
+func (e *encoder) pathString() string { return strings.Join(e.path, "") }
+func (e *encoder) pop()               { e.path = e.path[:len(e.path)-1] }
 
 // ref appends a reference to the object at ptr (a non-nil pointer or a map, of objectType t):
 // 1 and a name for a global (globals.go), or its number plus one, numbering it on first sight, and
@@ -303,7 +393,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 // addSpan records memory an object owns. While tracking, an overlap fails at once, so the error
 // names the second path that reached the memory.
 func (e *encoder) addSpan(start, size uintptr) {
-	s := span{start: start, end: start + size}
+	s := span{start: start, end: start + size, comp: e.comp}
 	if e.tracking {
 		for i, o := range e.spans {
 			if s.start < o.end && o.start < s.end {
@@ -433,6 +523,15 @@ func buildSlice(p *plan, set bool) {
 	byteSlice := t.Elem().Kind() == reflect.Uint8 && !set // raw bytes, not varints
 	p.min = 1
 	p.enc = func(e *encoder, v reflect.Value) {
+		if !set && !e.inKey {
+			if e.arrays {
+				e.arraySlice(v)
+				return
+			}
+			if e.collect {
+				e.collectWindow(v, elem)
+			}
+		}
 		if v.IsNil() {
 			e.buf = append(e.buf, 0)
 			return
@@ -468,6 +567,10 @@ func buildSlice(p *plan, set bool) {
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
+		if !set && d.arrays && !d.inKey {
+			d.arraySlice(t, elem, v)
+			return
+		}
 		n := d.uvarint()
 		v.SetZero() // never reuse a backing array the old value may share
 		if n == 0 {
@@ -509,9 +612,12 @@ func buildSlice(p *plan, set bool) {
 				elem.fastDec(d, unsafe.Add(base, uintptr(i)*size))
 			}
 		default:
+			wasKey := d.inKey
+			d.inKey = d.inKey || set // the encoder wrote set elements as keys (setContent)
 			for i := range int(n) {
 				elem.dec(d, v.Index(i))
 			}
+			d.inKey = wasKey
 		}
 	}
 }

@@ -30,11 +30,11 @@ import (
 // no pointer is a global, and such pointers are copied).
 
 type globalTable struct {
-	data    []memRange       // .data, .bss, .noptrdata and .noptrbss, as mapped
+	data    []memRange          // .data, .bss, .noptrdata and .noptrbss, as mapped
 	targets map[uintptr]uintptr // what words of .data and .bss pointed to -> the word's address
-	byKey   sync.Map         // key -> unsafe.Pointer: the global each key was made from
-	anchor  unsafe.Pointer   // &globalAnchor, from which pointers into the data are derived
-	base    uintptr          // its address
+	byKey   sync.Map            // key -> unsafe.Pointer: the global each key was made from
+	anchor  unsafe.Pointer      // &globalAnchor, from which pointers into the data are derived
+	base    uintptr             // its address
 }
 
 type memRange struct{ start, end uintptr }

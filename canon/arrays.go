@@ -1,0 +1,202 @@
+package canon
+
+import (
+	"cmp"
+	"reflect"
+	"slices"
+	"unsafe"
+)
+
+// Shared backing arrays. Real code keeps several slices of one array: etcd raft hands out slices
+// of its storage's entries, and a message it has yet to send holds one while the storage holds the
+// whole. A component whose slices share memory is captured in array mode: every backing array is
+// an object of its own, numbered like any object, holding the elements some slice can see; a
+// slice is a reference to its array, its capacity and its length. Restored, the slices share one
+// array again, an append through one writes where the other can see it exactly as in Go, and
+// capacities are Go's.
+//
+// An array is known by the end of the slices' capacity (every slice of an array reaches its end,
+// unless it was made with a full slice expression s[i:j:k]); it starts at the lowest start of its
+// slices. Its elements that no slice's length covers are not state (restored as zero). Finding
+// the arrays needs every slice first, so a component is encoded this way only when its plain
+// encoding found slices sharing memory: a state either has such sharing or not, so its encoding is
+// still canonical. The first byte of every component's encoding says which mode it uses.
+
+const (
+	plainMode byte = 0
+	arrayMode byte = 1
+)
+
+// A window is one backing array: the memory its slices cover and the elements they can see.
+type window struct {
+	lo, end uintptr
+	loPtr   unsafe.Pointer // lo, as a pointer
+	elem    reflect.Type
+	plan    *plan // of the elements
+	live    []span
+}
+
+// collectWindow records a slice's window in collect mode.
+func (e *encoder) collectWindow(v reflect.Value, elem *plan) {
+	size := v.Type().Elem().Size()
+	n, c := v.Len(), v.Cap()
+	if c == 0 || size == 0 {
+		return
+	}
+	base := uintptr(v.UnsafePointer())
+	end := base + uintptr(c)*size
+	w := e.windows[end]
+	if w == nil {
+		w = &window{lo: base, loPtr: v.UnsafePointer(), end: end, elem: v.Type().Elem(), plan: elem}
+		e.windows[end] = w
+	}
+	if w.elem != v.Type().Elem() {
+		e.fail("slices of %s and of %s share a backing array: such sharing cannot be captured; copy one of them", w.elem, v.Type().Elem())
+	}
+	if base < w.lo {
+		w.lo, w.loPtr = base, v.UnsafePointer()
+	}
+	if n > 0 {
+		w.live = append(w.live, span{start: base, end: base + uintptr(n)*size})
+	}
+}
+
+// arraySlice encodes a slice in array mode: 0 nil; 1, length and capacity for a slice with no
+// array (no capacity, or elements of size zero); or its array's number plus one (with the array's
+// length when it is new), its capacity and its length.
+func (e *encoder) arraySlice(v reflect.Value) {
+	if v.IsNil() {
+		e.buf = append(e.buf, 0)
+		return
+	}
+	size := v.Type().Elem().Size()
+	n, c := v.Len(), v.Cap()
+	if c == 0 || size == 0 {
+		e.buf = append(e.buf, 1)
+		e.uvarint(uint64(n))
+		e.uvarint(uint64(c))
+		return
+	}
+	end := uintptr(v.UnsafePointer()) + uintptr(c)*size
+	w := e.windows[end]
+	if w == nil {
+		e.fail("a slice the first pass did not see (the state changed while it was captured?)")
+	}
+	t := reflect.SliceOf(w.elem)
+	if k, ok := e.seen[w.lo]; ok {
+		if e.types[k-1] != t {
+			e.fail("%s shares memory with a %s: such sharing cannot be captured", t, e.types[k-1])
+		}
+		if k <= e.base {
+			e.fail("this slice's backing array is also %s: components are restored separately, so they cannot share memory; copy it (slices.Clone)", e.qpath(k))
+		}
+		e.uvarint(uint64(k-e.base) + 1)
+	} else {
+		k := len(e.types) + 1
+		e.types = append(e.types, t)
+		e.queue = append(e.queue, object{ptr: w.loPtr, arr: w})
+		if e.tracking {
+			e.qpaths = append(e.qpaths, e.pathString())
+		}
+		e.seen[w.lo] = k
+		e.addSpan(w.lo, w.end-w.lo)
+		e.uvarint(uint64(k-e.base) + 1)
+		e.uvarint(uint64((w.end - w.lo) / size))
+	}
+	e.uvarint(uint64(c))
+	e.uvarint(uint64(n))
+}
+
+// arrayContent encodes the elements of an array that some slice can see, as runs: how many runs,
+// then each run's first index, length and elements.
+func (e *encoder) arrayContent(o object) {
+	w := o.arr
+	size := w.elem.Size()
+	runs := mergeSpans(w.live)
+	e.uvarint(uint64(len(runs)))
+	for _, r := range runs {
+		first, count := (r.start-w.lo)/size, (r.end-r.start)/size
+		e.uvarint(uint64(first))
+		e.uvarint(uint64(count))
+		for i := range count {
+			p := unsafe.Add(w.loPtr, (first+i)*size)
+			if fast := w.plan.fastEnc; fast != nil {
+				fast(e, p)
+				continue
+			}
+			if e.tracking {
+				e.push(indexSeg(int(first + i)))
+			}
+			w.plan.enc(e, reflect.NewAt(w.elem, p).Elem())
+			if e.tracking {
+				e.pop()
+			}
+		}
+	}
+}
+
+// mergeSpans sorts spans and joins those that overlap or touch.
+func mergeSpans(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var out []span
+	for _, s := range spans {
+		if k := len(out) - 1; k >= 0 && s.start <= out[k].end {
+			out[k].end = max(out[k].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// arraySlice decodes what encoder.arraySlice wrote into v, a slice of type t.
+func (d *decoder) arraySlice(t reflect.Type, elem *plan, v reflect.Value) {
+	tag := d.uvarint()
+	switch tag {
+	case 0:
+		v.SetZero()
+		return
+	case 1:
+		n, c := d.uvarint(), d.uvarint()
+		if n > c || c > maxSilent {
+			d.fail("slice of length %d and capacity %d", n, c)
+		}
+		v.Set(reflect.MakeSlice(t, int(n), int(c)))
+		return
+	}
+	k := tag - 1
+	var arr reflect.Value
+	switch {
+	case k == uint64(len(d.objs))+1:
+		l := d.uvarint()
+		d.checkCount(l, 0, t.Elem().Size())
+		arr = reflect.MakeSlice(reflect.SliceOf(t.Elem()), int(l), int(l))
+		d.objs = append(d.objs, decObject{v: arr, plan: elem, array: true})
+	case k >= 1 && k <= uint64(len(d.objs)) && d.objs[k-1].array && d.objs[k-1].v.Type().Elem() == t.Elem():
+		arr = d.objs[k-1].v
+	default:
+		d.fail("slice of array %d (have %d objects)", k, len(d.objs))
+	}
+	c, n := d.uvarint(), d.uvarint()
+	l := uint64(arr.Len())
+	if c > l || n > c {
+		d.fail("slice of capacity %d and length %d of an array of %d", c, n, l)
+	}
+	v.Set(arr.Slice3(int(l-c), int(l-c+n), int(l)).Convert(t))
+}
+
+// arrayContent decodes the runs of an array object.
+func (d *decoder) arrayContent(o decObject) {
+	runs := d.uvarint()
+	l := uint64(o.v.Len())
+	d.checkCount(runs, 2, 0)
+	for range runs {
+		first, count := d.uvarint(), d.uvarint()
+		if first > l || count > l-first {
+			d.fail("run %d+%d of an array of %d", first, count, l)
+		}
+		for i := range count {
+			o.plan.dec(d, o.v.Index(int(first+i)))
+		}
+	}
+}
