@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // The checks the search makes after a transition, as Machine methods, so replay can say whether a
@@ -116,7 +116,7 @@ func (mc *Machine) Record(init State, steps []Step) (*Trace, State, Outcome, err
 // Pause releases the process-wide lock on running user code while the machine is idle, so another
 // machine in the same process can run (a check in a worker that holds an open replay session).
 // Resume takes it back; call it before using the machine again. Close needs it held.
-func (mc *Machine) Pause() { exec.Lock.Unlock() }
+func (mc *Machine) Pause() { transition.Lock.Unlock() }
 
 // Resume takes back the lock Pause released.
-func (mc *Machine) Resume() { exec.Lock.Lock() }
+func (mc *Machine) Resume() { transition.Lock.Lock() }
