@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
 	"os"
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/coord"
 	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/cmc-go/cmc/worker"
 	"github.com/google/go-dap"
 )
