@@ -1,11 +1,12 @@
 package dap
 
 import (
+	"slices"
+
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
-	"slices"
 )
 
 // state is what a session shows: the trace, where in it the user is, and what the editor asked
@@ -54,14 +55,6 @@ func (p position) shown() int {
 		return p.Step - 1
 	}
 	return p.Step
-}
-
-// less orders positions as the trace runs: inside a step before after it.
-func (p position) less(q position) bool {
-	if p.Step != q.Step {
-		return p.Step < q.Step
-	}
-	return uint(p.Choice) < uint(q.Choice) // -1 is after every Choose
 }
 
 // A trace is a loaded trace with indexes the requests need.
@@ -210,20 +203,6 @@ func (s *Session) envAt(n int) (*env, error) {
 		st.env = newEnv(st.tree)
 	}
 	return st.env, nil
-}
-
-// loadTrace makes a stored trace the one the session shows.
-func (s *Session) loadTrace(id int64) error {
-	t, _, err := s.db.Trace(id)
-	if err != nil {
-		return err
-	}
-	s.closeTrace()
-	s.tr = newTrace(id, t)
-	s.pos = after(0)
-	s.stopped = false
-	s.cache = stateCache{}
-	return nil
 }
 
 // closeTrace forgets the loaded trace.
