@@ -13,9 +13,7 @@ import (
 // equal values: net/netip.Addr keeps its family and zone that way. A handle is therefore captured
 // as the value it stands for, and restored to the handle this process made for that value, so ==
 // between handles (and between netip.Addrs) still holds after a restore. Holding the pointer in the
-// table also keeps the value alive, so unique.Make keeps returning it.
-
-var handleTables sync.Map // reflect.Type -> *sync.Map
+// plan's table also keeps the value alive, so unique.Make keeps returning it.
 
 // isHandle reports whether t is an instance of unique.Handle.
 func isHandle(t reflect.Type) bool {
