@@ -202,7 +202,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 // Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure whose
 // message says which kind and name of check it was. The message is built only on failure: guards
 // run for every transition.
-func Guard(kind, name string, f func() error) (err error, fail *Failure) {
+func Guard(kind, name string, f func() error) (fail *Failure, err error) {
 	transition.Enter()
 	defer func() {
 		transition.Leave()
@@ -211,7 +211,7 @@ func Guard(kind, name string, f func() error) (err error, fail *Failure) {
 			fail.Message = kind + " " + name + ": " + fail.Message
 		}
 	}()
-	return f(), nil
+	return nil, f()
 }
 
 func failure(r any) *Failure {

@@ -431,7 +431,7 @@ func values(points []ChoicePoint) []int {
 // invariants checks the invariants on the live state.
 func (s *search) invariants() *Violation {
 	for _, inv := range s.mc.Def.Invariants {
-		err, fail := Guard("invariant", inv.Name, inv.Check)
+		fail, err := Guard("invariant", inv.Name, inv.Check)
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
@@ -445,7 +445,7 @@ func (s *search) invariants() *Violation {
 // cut reports whether a constraint keeps the live state from being expanded.
 func (s *search) cut() bool {
 	for _, c := range s.mc.Def.Constraints {
-		if err, fail := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
+		if fail, err := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
 		}
 	}
@@ -466,7 +466,7 @@ func (s *search) captureBefore() []any {
 // stepChecks checks the step invariants over the transition that just ran.
 func (s *search) stepChecks(before []any) *Violation {
 	for i, c := range s.mc.Def.StepChecks {
-		err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		fail, err := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)

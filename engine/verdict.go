@@ -31,7 +31,7 @@ func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 	if before != nil {
 		// The live values are what the transition left: the step checks read them as they are.
 		for i, c := range mc.Def.StepChecks {
-			err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+			fail, err := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
 			switch {
 			case fail != nil:
 				return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site), nil
@@ -44,7 +44,7 @@ func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 		return nil, err
 	}
 	for _, inv := range mc.Def.Invariants {
-		err, fail := Guard("invariant", inv.Name, inv.Check)
+		fail, err := Guard("invariant", inv.Name, inv.Check)
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site), nil
