@@ -71,6 +71,7 @@ func failModel(kind string) *cmc.Model {
 		p.On("boom", func() {
 			if c.N == 2 {
 				var m map[string]int
+				//lint:ignore SA5000 the handler panics on purpose: the test wants a runtime error
 				m["x"] = 1
 			}
 		})
