@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are in README.md: `make check-aodv` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-node test-views test-dap-client test-vscode check-aodv vsix bench fmt vet tools
+.PHONY: test test-go test-node test-views test-dap-client test-vscode check-aodv vsix bench fmt vet tools generate-check
 
 # Every test: Go (unit, golden transcripts, end-to-end DAP), then the Node/browser tests.
 test: vet test-go test-node
@@ -33,6 +33,14 @@ vet: tools
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	$(GO) test -count=1 ./internal/layers
+	$(MAKE) generate-check
+
+# What `go generate` writes from Go (the launch attributes: internal/dap/launchconfig.go) must be
+# committed as generated: package.json's launch schema, its TypeScript twin, docs/launch.md's table.
+generate-check:
+	$(GO) generate ./internal/dap
+	git diff --exit-code -- vscode-extension/package.json vscode-extension/src/launchAttrs.gen.ts docs/launch.md
+	@test -z "$$(git ls-files --others --exclude-standard -- vscode-extension/src/launchAttrs.gen.ts)" || { echo "commit vscode-extension/src/launchAttrs.gen.ts"; exit 1; }
 
 test-go:
 	$(GO) test -count=1 ./...
