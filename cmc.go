@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // Choose returns a value in [0, n). The checker explores every value: it re-runs the transition
@@ -21,9 +21,9 @@ func Choose(n int) int {
 	var pc [1]uintptr
 	runtime.Callers(2, pc[:])
 	if n < 1 {
-		panic(exec.Misuse{Msg: fmt.Sprintf("cmc.Choose(%d): n must be at least 1", n)})
+		panic(transition.Misuse{Msg: fmt.Sprintf("cmc.Choose(%d): n must be at least 1", n)})
 	}
-	return exec.Current("Choose").Choose(n, pc[0])
+	return transition.Current("Choose").Choose(n, pc[0])
 }
 
 // Assert reports a violation when cond is false. The transition stops there.
@@ -33,20 +33,20 @@ func Assert(cond bool, format string, args ...any) {
 	}
 	var pc [1]uintptr
 	runtime.Callers(2, pc[:])
-	panic(&exec.AssertionFailure{Msg: fmt.Sprintf(format, args...), PC: pc[0]})
+	panic(&transition.AssertionFailure{Msg: fmt.Sprintf(format, args...), PC: pc[0]})
 }
 
 // A Note is a fact about a step the views show (a message sent, delivered, dropped or
 // duplicated). Notes are not state.
-type Note = exec.Note
+type Note = transition.Note
 
 // Noting reports whether notes are recorded now. Build a note's text only when it is: during a
 // search notes are dropped, and formatting them would cost time.
-func Noting() bool { return exec.Current("Noting").Noting() }
+func Noting() bool { return transition.Current("Noting").Noting() }
 
 // Record records a note about the current step.
 func Record(n Note) {
-	if c := exec.Current("Record"); c.Noting() {
+	if c := transition.Current("Record"); c.Noting() {
 		c.Note(n)
 	}
 }

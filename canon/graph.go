@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // A Graph is the heap of a state as the debugger shows it: objects in canonical, breadth-first visit
@@ -245,9 +245,9 @@ func stringer(v reflect.Value) (s string, ok bool) {
 			return "", false
 		}
 	}
-	exec.Enter() // user code: a String method that never returns is a hang the watchdog reports
+	transition.Enter() // user code: a String method that never returns is a hang the watchdog reports
 	defer func() {
-		exec.Leave()
+		transition.Leave()
 		if r := recover(); r != nil {
 			s, ok = fmt.Sprintf("<String panicked: %v>", r), true
 		}

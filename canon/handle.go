@@ -13,7 +13,7 @@ import (
 // equal values: net/netip.Addr keeps its family and zone that way. A handle is therefore captured
 // as the value it stands for, and restored to the handle this process made for that value, so ==
 // between handles (and between netip.Addrs) still holds after a restore. Holding the pointer in the
-// table also keeps the value alive, so unique.Make keeps returning it.
+// plan's table also keeps the value alive, so unique.Make keeps returning it.
 
 var handleTables sync.Map // reflect.Type -> *sync.Map
 
@@ -25,7 +25,9 @@ func isHandle(t reflect.Type) bool {
 
 func buildHandle(p *plan) {
 	elem := p.t.Field(0).Type.Elem()
-	var handles sync.Map                 // canonical bytes of the value -> the handle's pointer
+	// canonical bytes of the value -> the handle's pointer, kept across rebuilds of the plan (AddRules)
+	h, _ := handleTables.LoadOrStore(p.t, &sync.Map{})
+	handles := h.(*sync.Map)
 	plain := &plan{t: p.t, name: p.name} // a struct holding a pointer, for faults.NoHandles
 	buildStruct(plain)
 	p.min = 1

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/cmc-go/cmc/canon"
 )
 
@@ -20,10 +18,4 @@ func encode(t testing.TB, root any) []byte {
 		t.Fatalf("encode %T: %v", root, err)
 	}
 	return b
-}
-
-// hash is the xxhash of the canonical bytes, as the visited set would store it.
-func hash(t testing.TB, root any) uint64 {
-	t.Helper()
-	return xxhash.Sum64(encode(t, root))
 }

@@ -1,5 +1,7 @@
 package canon_test
 
+//lint:file-ignore U1000 the test types' unexported fields are read by canon through reflection, never by name
+
 import (
 	"bytes"
 	"errors"

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/cmc-go/cmc"
-	"github.com/cmc-go/cmc/internal/exec"
 	"github.com/cmc-go/cmc/internal/faults"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // Fidelity: for each way ordinary Go keeps state between objects, a model of a few lines whose
@@ -29,8 +29,8 @@ type fidelityModel func() (*cmc.Model, func() string)
 // the test unless the state space is exhausted within depth steps.
 func realGo(t *testing.T, build fidelityModel, depth int) int {
 	t.Helper()
-	exec.Lock.Lock()
-	defer exec.Lock.Unlock()
+	transition.Lock.Lock()
+	defer transition.Lock.Unlock()
 	_, fp := build()
 	seen := map[string]bool{fp(): true}
 	frontier := [][]pathStep{nil}
@@ -77,8 +77,8 @@ func realGo(t *testing.T, build fidelityModel, depth int) int {
 // native runs a handler as plain Go, answering its Choose calls from prefix, then 0.
 func native(t *testing.T, ev *cmc.Event, prefix []int) []ChoicePoint {
 	ctx := &runCtx{prefix: prefix}
-	exec.Set(ctx)
-	defer exec.Set(nil)
+	transition.Set(ctx)
+	defer transition.Set(nil)
 	ev.Handler()
 	return ctx.points
 }

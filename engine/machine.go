@@ -10,7 +10,7 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/canon"
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // A State is a whole-system state: the pool id of each component's canonical encoding, in the
@@ -21,7 +21,7 @@ type State []uint32
 // handlers on them and captures the result. Search and replay are both built on it, so a trace
 // replays through exactly the code that found it.
 //
-// A Machine holds exec.Lock from NewMachine to Close: user code runs one transition at a time per
+// A Machine holds transition.Lock from NewMachine to Close: user code runs one transition at a time per
 // process.
 type Machine struct {
 	Def    *cmc.Definition
@@ -52,7 +52,7 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	if err := canon.AddRules(def.Rules); err != nil {
 		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
 	}
-	exec.Lock.Lock()
+	transition.Lock.Lock()
 	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components))}
 	for i := range mc.loaded {
 		mc.loaded[i] = dirty
@@ -80,7 +80,7 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 func (mc *Machine) Close() {
 	if !mc.closed {
 		mc.closed = true
-		exec.Lock.Unlock()
+		transition.Lock.Unlock()
 	}
 }
 
@@ -164,7 +164,7 @@ type ChoicePoint struct {
 // An Outcome is what one run of a handler did.
 type Outcome struct {
 	Points  []ChoicePoint
-	Notes   []exec.Note
+	Notes   []transition.Note
 	Failure *Failure // non-nil: the handler panicked or an assertion failed
 }
 
@@ -182,12 +182,12 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 	for _, i := range ev.Touches {
 		mc.loaded[i] = dirty
 	}
-	exec.Set(&mc.ctx)
+	transition.Set(&mc.ctx)
 	goroutines := runtime.NumGoroutine()
-	exec.Enter()
+	transition.Enter()
 	defer func() {
-		exec.Leave()
-		exec.Set(nil)
+		transition.Leave()
+		transition.Set(nil)
 		out.Points = mc.ctx.points
 		out.Notes = mc.ctx.notes
 		if r := recover(); r != nil {
@@ -202,23 +202,23 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 // Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure whose
 // message says which kind and name of check it was. The message is built only on failure: guards
 // run for every transition.
-func Guard(kind, name string, f func() error) (err error, fail *Failure) {
-	exec.Enter()
+func Guard(kind, name string, f func() error) (fail *Failure, err error) {
+	transition.Enter()
 	defer func() {
-		exec.Leave()
+		transition.Leave()
 		if r := recover(); r != nil {
 			fail = failure(r)
 			fail.Message = kind + " " + name + ": " + fail.Message
 		}
 	}()
-	return f(), nil
+	return nil, f()
 }
 
 func failure(r any) *Failure {
 	switch r := r.(type) {
-	case *exec.AssertionFailure:
+	case *transition.AssertionFailure:
 		return &Failure{Kind: "assertion", Message: r.Msg, Site: Site(r.PC)}
-	case exec.Misuse:
+	case transition.Misuse:
 		return &Failure{Kind: "model-error", Message: r.Msg, Site: panicSite()}
 	case divergence:
 		return &Failure{Kind: "diverged", Message: string(r), Site: panicSite()}
@@ -239,7 +239,7 @@ func panicSite() string {
 		case f.Function == "runtime.gopanic":
 			panicking = true
 		case !panicking || strings.HasPrefix(f.Function, "runtime."), strings.HasPrefix(f.Function, "github.com/cmc-go/cmc."),
-			strings.HasPrefix(f.Function, "github.com/cmc-go/cmc/internal/exec."):
+			strings.HasPrefix(f.Function, "github.com/cmc-go/cmc/internal/transition."):
 		default:
 			return fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
@@ -265,7 +265,7 @@ type runCtx struct {
 	rnd    func(n int) int
 	points []ChoicePoint
 	noting bool
-	notes  []exec.Note
+	notes  []transition.Note
 }
 
 type divergence string
@@ -288,7 +288,7 @@ func (c *runCtx) Choose(n int, pc uintptr) int {
 
 func (c *runCtx) Noting() bool { return c.noting }
 
-func (c *runCtx) Note(n exec.Note) { c.notes = append(c.notes, n) }
+func (c *runCtx) Note(n transition.Note) { c.notes = append(c.notes, n) }
 
 // nextPrefix returns the choices of the next run of the same transition, in the order the thesis
 // gives (the last choice point varies fastest), or false when every combination has run.

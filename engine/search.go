@@ -343,7 +343,7 @@ func values(points []ChoicePoint) []int {
 // cut reports whether a constraint keeps the live state from being expanded.
 func (s *search) cut() bool {
 	for _, c := range s.mc.Def.Constraints {
-		if err, fail := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
+		if fail, err := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
 		}
 	}

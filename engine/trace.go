@@ -6,7 +6,7 @@ import (
 
 	"github.com/cmc-go/cmc/canon"
 
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // A Trace is a run of the model: the initial state and the steps from it. It is small, stable and
@@ -26,12 +26,12 @@ type Trace struct {
 
 // A Step is one transition.
 type Step struct {
-	Proc    string      `json:"proc"`
-	Event   string      `json:"event"`
-	Choices []Choice    `json:"choices,omitempty"`
-	Hash    Hash        `json:"hash"` // of the state after the step
-	Notes   []exec.Note `json:"notes,omitempty"`
-	Site    string      `json:"site,omitempty"` // the handler's file:line
+	Proc    string            `json:"proc"`
+	Event   string            `json:"event"`
+	Choices []Choice          `json:"choices,omitempty"`
+	Hash    Hash              `json:"hash"` // of the state after the step
+	Notes   []transition.Note `json:"notes,omitempty"`
+	Site    string            `json:"site,omitempty"` // the handler's file:line
 	// Changes is what the step changed, by path: the debugger shows states from these without
 	// re-running the model.
 	Changes []canon.Change `json:"changes,omitempty"`

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/cmc-go/cmc/internal/exec"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // The checks the search makes after a transition, as Machine methods, so replay can say whether a
@@ -57,7 +57,7 @@ func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 // before is what CaptureStep returned before it.
 func (mc *Machine) StepVerdict(before []any) *Violation {
 	for i, c := range mc.Def.StepChecks {
-		err, fail := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		fail, err := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
@@ -71,7 +71,7 @@ func (mc *Machine) StepVerdict(before []any) *Violation {
 // StateVerdict checks the invariants on the live state.
 func (mc *Machine) StateVerdict() *Violation {
 	for _, inv := range mc.Def.Invariants {
-		err, fail := Guard("invariant", inv.Name, inv.Check)
+		fail, err := Guard("invariant", inv.Name, inv.Check)
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
@@ -143,7 +143,7 @@ func (mc *Machine) Record(init State, steps []Step) (*Trace, State, Outcome, err
 // Pause releases the process-wide lock on running user code while the machine is idle, so another
 // machine in the same process can run (a check in a worker that holds an open replay session).
 // Resume takes it back; call it before using the machine again. Close needs it held.
-func (mc *Machine) Pause() { exec.Lock.Unlock() }
+func (mc *Machine) Pause() { transition.Lock.Unlock() }
 
 // Resume takes back the lock Pause released.
-func (mc *Machine) Resume() { exec.Lock.Lock() }
+func (mc *Machine) Resume() { transition.Lock.Lock() }

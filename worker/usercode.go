@@ -9,8 +9,8 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/exec"
 	"github.com/cmc-go/cmc/internal/stackdump"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // building names the model whose builder (the function given to cmc.Register) is running, for
@@ -21,9 +21,9 @@ var building atomic.Pointer[string]
 // and a builder that panics is the model's error, not the worker's.
 func build(name string, params map[string]string) (m *cmc.Model, err error) {
 	building.Store(&name)
-	exec.Enter()
+	transition.Enter()
 	defer func() {
-		exec.Leave()
+		transition.Leave()
 		building.Store(nil)
 		if r := recover(); r != nil {
 			m, err = nil, fmt.Errorf("model %s: its builder panicked: %v", name, r)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/exec"
 	"github.com/cmc-go/cmc/internal/stackdump"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // DefaultMemory is the worker's memory limit when the request names none.
@@ -28,7 +28,7 @@ func (w *server) setMemory(bytes int64) {
 // watchdog reports a call into user code (a handler, an enabling condition, an invariant, a
 // model's builder) that takes longer than the deadline, or live memory above the limit, in a
 // check or a replay, then exits: Go cannot stop a goroutine, and the coordinator will trace the
-// transition in a fresh worker. exec.UserCode is odd while user code runs and changes with every
+// transition in a fresh worker. transition.UserCode is odd while user code runs and changes with every
 // call, so time spent in the engine, in decoding a long trace or in waiting for requests never
 // counts as a hang.
 func (w *server) watchdog() {
@@ -37,7 +37,7 @@ func (w *server) watchdog() {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	// Memory is read often: a handler can allocate gigabytes in a second.
 	for range time.Tick(20 * time.Millisecond) {
-		n := exec.UserCode()
+		n := transition.UserCode()
 		metrics.Read(live)
 		if heap := int64(live[0].Value.Uint64()); heap > w.memory.Load() {
 			w.overMemory(n%2 == 1, heap)

@@ -1,5 +1,7 @@
 package dap
 
+//go:generate go run ./gen
+
 import (
 	"bytes"
 	"encoding/json"
@@ -34,15 +36,103 @@ type launchConfig struct {
 	NoDebug     bool   // run the check, print the outcome, stop
 }
 
-// launchAttrs are the attributes this adapter reads; clientAttrs are those VS Code and other
-// clients add, which it ignores without a warning.
-var (
-	launchAttrs = []string{"program", "model", "params", "search", "maxDepth", "maxStates", "steps",
-		"seed", "deadline", "selfCheck", "db", "stopOnEntry", "trace", "bookmark", "cwd", "noDebug", "token"}
-	clientAttrs = map[string]bool{"type": true, "request": true, "name": true, "preLaunchTask": true,
-		"postDebugTask": true, "internalConsoleOptions": true, "debugServer": true, "presentation": true,
-		"env": true, "console": true, "showLog": true, "logFile": true}
+// A LaunchAttr describes one launch attribute. The table LaunchAttrs is the one place that says
+// what an attribute takes: parseLaunch reads bounds and defaults from it, and `go generate`
+// (./gen) writes from it the editor's schema in vscode-extension/package.json, the TypeScript
+// type and checks in vscode-extension/src/launchAttrs.gen.ts, and the table in docs/launch.md.
+type LaunchAttr struct {
+	Name string
+	Kind AttrKind
+	Min  int64 // KindCount: the least value
+	Max  int64 // KindCount: the greatest value
+	Enum []string
+	// EnumDocs says what each Enum value does (the editor shows it in completions).
+	EnumDocs []string
+	// Default is what parseLaunch uses when the attribute is absent; nil: none (the zero value).
+	Default any
+	// DefaultDoc is the default in words, for the docs, when Default does not say it all.
+	DefaultDoc string
+	// EditorDefault is what the editor inserts when completing the attribute, if not Default.
+	EditorDefault any
+	// Want is what the value must be, in words, for the editor's errors; empty: from Kind and Min.
+	Want string
+	Doc  string // for the editor's hover and the docs table: markdown, one paragraph
+	// NotInEditor: the editor's schema leaves it out (VS Code sets it itself, or only TCP clients give it).
+	NotInEditor bool
+}
+
+// An AttrKind is what JSON an attribute takes.
+type AttrKind string
+
+const (
+	KindString  AttrKind = "string"
+	KindBool    AttrKind = "boolean"
+	KindCount   AttrKind = "integer" // a whole number in [Min, Max]; a string of digits is taken too
+	KindSeconds AttrKind = "number"  // a number above 0
+	KindEnum    AttrKind = "enum"    // a string from Enum
+	KindParams  AttrKind = "params"  // an object whose values are strings, numbers or booleans
 )
+
+// LaunchAttrs are the attributes this adapter reads, in the order the docs list them.
+var LaunchAttrs = []LaunchAttr{
+	{Name: "program", Kind: KindString, EditorDefault: "${workspaceFolder}",
+		Doc: "The package with the models (the one that calls `cmc.Register`): a directory, absolute or relative to `cwd`, or an import path. Required unless `trace` is given; with `trace` it lets `cmc/graph` re-run the trace for its heap graph."},
+	{Name: "model", Kind: KindString,
+		DefaultDoc: "the package's only model (VS Code asks when there are several; `cmcdap models PKG` lists them)",
+		Doc:        "The registered model to check, as given to `cmc.Register`; it may be left out when the package registers one."},
+	{Name: "params", Kind: KindParams, EditorDefault: map[string]any{},
+		DefaultDoc: "`{}`",
+		Doc:        "Model parameters, read by the model with `Params.Int`/`String`/`Bool` (like `cmcdap check -set KEY=VALUE`): values are strings, numbers or booleans, e.g. `{\"nodes\": 3, \"bug\": true}`."},
+	{Name: "search", Kind: KindEnum, Default: "bfs", Enum: []string{"bfs", "dfs", "random"},
+		EnumDocs: []string{"Breadth-first: finds the shortest counterexample.", "Depth-first: less memory, longer traces.", "Random walks of `steps` steps from `seed`."},
+		Doc:      "Search strategy: bfs finds the shortest counterexample."},
+	{Name: "maxDepth", Kind: KindCount, Min: 0, Max: math.MaxInt32, EditorDefault: int64(0), DefaultDoc: "0 (none)",
+		Doc: "Depth bound: do not explore beyond this many steps (0: no bound)."},
+	{Name: "maxStates", Kind: KindCount, Min: 0, Max: math.MaxInt64, EditorDefault: int64(0), DefaultDoc: "0 (none)",
+		Doc: "Stop after this many distinct states (0: no bound)."},
+	{Name: "steps", Kind: KindCount, Min: 1, Max: math.MaxInt32, Default: int64(10000),
+		Doc: "Random search: the length of each walk."},
+	{Name: "seed", Kind: KindCount, Min: 0, Max: math.MaxInt64, Default: int64(1),
+		Doc: "Random search: the seed (the same seed gives the same walk)."},
+	{Name: "deadline", Kind: KindSeconds, Default: 10.0,
+		Want: "seconds a transition may run: a number above 0",
+		Doc:  "Seconds one transition may run before it is reported as a hang (a finding with a trace)."},
+	{Name: "selfCheck", Kind: KindCount, Min: -1, Max: math.MaxInt64, Default: int64(engine.DefaultSelfCheck),
+		Want: "how many transitions to self-check: a whole number, 0 for none, -1 for every one",
+		Doc:  "How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line)."},
+	{Name: "token", Kind: KindString, NotInEditor: true,
+		Doc: "With `cmcdap dap -listen`: the token it printed (see above)."},
+	{Name: "db", Kind: KindString,
+		DefaultDoc: "`<module root of program, or cwd>/.cmc/traces.db` (VS Code: the `cmc.db` setting, else the workspace folder's module root)",
+		Doc:        "The trace database (SQLite)."},
+	{Name: "stopOnEntry", Kind: KindBool, Default: false,
+		Doc: "Stop at the initial state before checking, or, with `trace`, at step 0, instead of at the violation."},
+	{Name: "trace", Kind: KindCount, Min: 1, Max: math.MaxInt64,
+		Want: "a stored trace id, 1 or more: see the CMC Traces view or `cmcdap traces`",
+		Doc:  "Open this stored trace (an id from the CMC Traces view or `cmcdap traces`) instead of checking."},
+	{Name: "bookmark", Kind: KindString,
+		Doc: "Check from this bookmarked state instead of the initial state (after changing the code, to see the violation gone); `model` and `params` default to the bookmarked trace's."},
+	{Name: "cwd", Kind: KindString, EditorDefault: "${workspaceFolder}", DefaultDoc: "the adapter's directory (VS Code: the workspace folder)",
+		Doc: "What relative paths are relative to."},
+	{Name: "noDebug", Kind: KindBool, Default: false, NotInEditor: true,
+		Doc: "Check, print the outcome, end (VS Code sets it for Run Without Debugging)."},
+}
+
+// launchAttr returns the table's entry for name; a name not in the table is a bug in this file.
+func launchAttr(name string) LaunchAttr {
+	for _, a := range LaunchAttrs {
+		if a.Name == name {
+			return a
+		}
+	}
+	panic("launch attribute " + name + " is not in LaunchAttrs")
+}
+
+// clientAttrs are the attributes VS Code and other clients add, which the adapter ignores
+// without a warning.
+var clientAttrs = map[string]bool{"type": true, "request": true, "name": true, "preLaunchTask": true,
+	"postDebugTask": true, "internalConsoleOptions": true, "debugServer": true, "presentation": true,
+	"env": true, "console": true, "showLog": true, "logFile": true}
 
 // parseLaunch reads a launch request's arguments. dir resolves relative paths when the
 // configuration gives no cwd. Unknown attributes are returned as warnings.
@@ -54,22 +144,22 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	if err := json.Unmarshal(raw, &attrs); err != nil || attrs == nil {
 		return nil, nil, fmt.Errorf("launch: the arguments must be a JSON object")
 	}
-	c := &launchConfig{Search: "bfs", Steps: 10000, Seed: 1, Deadline: 10, SelfCheck: engine.DefaultSelfCheck}
+	c := &launchConfig{}
 	p := attrParser{attrs: attrs}
 	p.str("program", &c.Program)
 	p.str("model", &c.Model)
 	p.params(&c.Params)
-	p.oneOf("search", &c.Search, "bfs", "dfs", "random")
-	c.MaxDepth = int(p.count("maxDepth", 0, math.MaxInt32))
-	c.MaxStates = p.count("maxStates", 0, math.MaxInt64)
-	c.Steps = int(p.count("steps", 1, math.MaxInt32, int64(c.Steps)))
-	c.Seed = uint64(p.count("seed", 0, math.MaxInt64, int64(c.Seed)))
+	p.oneOf("search", &c.Search)
+	c.MaxDepth = int(p.count("maxDepth"))
+	c.MaxStates = p.count("maxStates")
+	c.Steps = int(p.count("steps"))
+	c.Seed = uint64(p.count("seed"))
 	p.positive("deadline", &c.Deadline)
-	c.SelfCheck = p.count("selfCheck", -1, math.MaxInt64, c.SelfCheck)
+	c.SelfCheck = p.count("selfCheck")
 	p.str("db", &c.DB)
 	p.boolean("stopOnEntry", &c.StopOnEntry)
 	p.boolean("noDebug", &c.NoDebug)
-	c.Trace = p.count("trace", 1, math.MaxInt64)
+	c.Trace = p.count("trace")
 	p.str("bookmark", &c.Bookmark)
 	p.str("cwd", &c.Cwd)
 	if p.err != nil {
@@ -101,13 +191,17 @@ func abs(dir, p string) string {
 
 // unknownAttrs warns about attributes nobody reads, with the nearest known one.
 func unknownAttrs(attrs map[string]json.RawMessage) []string {
+	known := make([]string, len(LaunchAttrs))
+	for i, a := range LaunchAttrs {
+		known[i] = a.Name
+	}
 	var out []string
 	for k := range attrs {
-		if clientAttrs[k] || strings.HasPrefix(k, "__") || contains(launchAttrs, k) {
+		if clientAttrs[k] || strings.HasPrefix(k, "__") || contains(known, k) {
 			continue
 		}
 		msg := fmt.Sprintf("launch: unknown attribute %q is ignored", k)
-		if near := nearest(k, launchAttrs); near != "" {
+		if near := nearest(k, known); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		out = append(out, msg)
@@ -177,18 +271,27 @@ func (p *attrParser) get(name string) (json.RawMessage, bool) {
 }
 
 func (p *attrParser) str(name string, dst *string) {
+	launchAttr(name) // only attributes of the table
 	if v, ok := p.get(name); ok && json.Unmarshal(v, dst) != nil {
 		p.fail(name, "a string", v)
 	}
 }
 
 func (p *attrParser) boolean(name string, dst *bool) {
+	if d, ok := launchAttr(name).Default.(bool); ok {
+		*dst = d
+	}
 	if v, ok := p.get(name); ok && json.Unmarshal(v, dst) != nil {
 		p.fail(name, "true or false", v)
 	}
 }
 
-func (p *attrParser) oneOf(name string, dst *string, allowed ...string) {
+func (p *attrParser) oneOf(name string, dst *string) {
+	a := launchAttr(name)
+	allowed := a.Enum
+	if d, ok := a.Default.(string); ok {
+		*dst = d
+	}
 	v, ok := p.get(name)
 	if !ok {
 		return
@@ -201,15 +304,16 @@ func (p *attrParser) oneOf(name string, dst *string, allowed ...string) {
 	*dst = s
 }
 
-// count reads a whole number in [lo, hi]; a string of digits is taken too, since VS Code's
-// ${input:...} variables are strings. It returns def (or 0) when the attribute is absent.
-func (p *attrParser) count(name string, lo, hi int64, def ...int64) int64 {
+// count reads a whole number in the attribute's [Min, Max]; a string of digits is taken too,
+// since VS Code's ${input:...} variables are strings. It returns the default (or 0) when the
+// attribute is absent.
+func (p *attrParser) count(name string) int64 {
+	a := launchAttr(name)
+	lo, hi := a.Min, a.Max
 	v, ok := p.get(name)
 	if !ok {
-		if len(def) > 0 {
-			return def[0]
-		}
-		return 0
+		d, _ := a.Default.(int64)
+		return d
 	}
 	var n json.Number
 	var s string
@@ -233,6 +337,9 @@ func (p *attrParser) count(name string, lo, hi int64, def ...int64) int64 {
 }
 
 func (p *attrParser) positive(name string, dst *float64) {
+	if d, ok := launchAttr(name).Default.(float64); ok {
+		*dst = d
+	}
 	v, ok := p.get(name)
 	if !ok {
 		return
@@ -247,6 +354,7 @@ func (p *attrParser) positive(name string, dst *float64) {
 
 // params reads the model parameters: an object whose values are strings, numbers or booleans.
 func (p *attrParser) params(dst *map[string]string) {
+	launchAttr("params")
 	v, ok := p.get("params")
 	if !ok {
 		return

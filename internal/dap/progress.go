@@ -2,10 +2,10 @@ package dap
 
 import (
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 

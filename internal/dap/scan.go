@@ -1,9 +1,10 @@
 package dap
 
 import (
-	"github.com/cmc-go/cmc/canon"
 	"regexp"
 	"strings"
+
+	"github.com/cmc-go/cmc/canon"
 )
 
 // continue and reverseContinue walk the trace position by position, forward or back, and stop

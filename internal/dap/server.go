@@ -27,9 +27,10 @@ type Session struct {
 	codec *dap.Codec
 	log   *slog.Logger
 
-	wmu sync.Mutex // guards w and seq: events are sent from background goroutines too
-	w   *bufio.Writer
-	seq int
+	wmu  sync.Mutex // guards w, seq and werr: events are sent from background goroutines too
+	w    *bufio.Writer
+	seq  int
+	werr error // the first failed write: logged once, since every later one fails the same way
 
 	reqs   chan dap.Message
 	tasks  chan func()
@@ -48,6 +49,7 @@ type Session struct {
 func NewSession(rw io.ReadWriteCloser, cfg Config) *Session {
 	cfg.defaults()
 	s := &Session{
+		id:     sessionSeq.Add(1),
 		cfg:    cfg,
 		rw:     rw,
 		codec:  newCodec(),
@@ -63,6 +65,8 @@ func NewSession(rw io.ReadWriteCloser, cfg Config) *Session {
 	return s
 }
 
+// sessionSeq numbers the sessions of this process from 1, so that the lines of several TCP clients
+// in one wire log or slog stream can be told apart.
 var sessionSeq atomic.Int64
 
 // Serve runs a session on rw until the client disconnects or the connection ends.
@@ -272,8 +276,15 @@ func (s *Session) send(m dap.Message) {
 		return
 	}
 	s.cfg.WireLog.log(s.id, ">>", b)
-	if err := dap.WriteBaseMessage(s.w, b); err == nil {
+	err = dap.WriteBaseMessage(s.w, b)
+	if err == nil {
 		err = s.w.Flush()
+	}
+	if err != nil && s.werr == nil {
+		// The client is gone or the pipe broke; the read loop ends the session. Say why its
+		// answers stopped.
+		s.werr = err
+		s.log.Warn("write DAP message", "err", err)
 	}
 }
 

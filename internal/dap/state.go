@@ -67,14 +67,6 @@ func (p position) shown() int {
 	return p.Step
 }
 
-// less orders positions as the trace runs: inside a step before after it.
-func (p position) less(q position) bool {
-	if p.Step != q.Step {
-		return p.Step < q.Step
-	}
-	return uint(p.Choice) < uint(q.Choice) // -1 is after every Choose
-}
-
 // A trace is a loaded trace with indexes the requests need.
 type trace struct {
 	id        int64
@@ -221,20 +213,6 @@ func (s *Session) envAt(n int) (*env, error) {
 		st.env = newEnv(st.tree)
 	}
 	return st.env, nil
-}
-
-// loadTrace makes a stored trace the one the session shows.
-func (s *Session) loadTrace(id int64) error {
-	t, _, err := s.db.Trace(id)
-	if err != nil {
-		return err
-	}
-	s.closeTrace()
-	s.tr = newTrace(id, t)
-	s.pos = after(0)
-	s.stopped = false
-	s.cache = stateCache{}
-	return nil
 }
 
 // closeTrace forgets the loaded trace.

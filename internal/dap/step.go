@@ -2,8 +2,8 @@ package dap
 
 import (
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
 
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 

@@ -118,6 +118,9 @@ func (f Frame) User() bool {
 	if f.Func == "" || strings.HasPrefix(f.Func, "runtime.") || strings.HasPrefix(f.Func, "main.") {
 		return false
 	}
+	// The process that calls this (a worker coord built, a test binary) was built on this machine,
+	// so the build's root is where the standard library is; `go env GOROOT` would cost a process.
+	//lint:ignore SA1019 see above
 	if goroot := runtime.GOROOT(); goroot != "" && strings.HasPrefix(f.File, filepath.ToSlash(goroot)+"/src/") {
 		return false
 	}

@@ -1,27 +1,20 @@
 // Launch configurations of debug type cmc: the defaults that make F5 work without a launch.json,
 // and the checks that turn a mistyped attribute into a message instead of a confusing failure in
-// cmcdap. No vscode import here, so the rules are unit tested with node --test.
+// cmcdap. No vscode import here, so the rules are unit tested with node --test. Each attribute's
+// type and bounds come from launchAttrs.gen.ts, generated from the table cmcdap's own parser reads;
+// this file adds only what a table cannot say (defaults taken from the editor, paths, trace or
+// bookmark).
 
-/** The launch attributes cmcdap understands (see package.json for their schema). */
-export interface LaunchConfig {
+import { AttrRule, LaunchAttrs, launchAttrRules } from './launchAttrs.gen';
+
+/**
+ * A launch configuration: the attributes cmcdap reads (generated from its table in
+ * internal/dap/launchconfig.go, as package.json's schema is) and what VS Code adds.
+ */
+export interface LaunchConfig extends LaunchAttrs {
   type?: string;
   request?: string;
   name?: string;
-  program?: string;
-  model?: string;
-  params?: Record<string, string | number | boolean>;
-  search?: 'bfs' | 'dfs' | 'random';
-  maxDepth?: number;
-  maxStates?: number;
-  steps?: number;
-  seed?: number;
-  deadline?: number;
-  selfCheck?: number;
-  db?: string;
-  cwd?: string;
-  stopOnEntry?: boolean;
-  trace?: number;
-  bookmark?: string;
   [key: string]: unknown;
 }
 
@@ -35,9 +28,46 @@ export interface LaunchContext {
   db?: string;
 }
 
-export const searches = ['bfs', 'dfs', 'random'] as const;
+export const searches = launchAttrRules.find((r) => r.name === 'search')!.values!;
 
-const integerAttrs = ['maxDepth', 'maxStates', 'steps', 'seed', 'trace'] as const;
+/**
+ * checkAttr checks one attribute against its rule; it returns an error that says how to fix it. A
+ * string holding a variable (`${input:traceId}`) is left to cmcdap: VS Code substitutes it later.
+ */
+export function checkAttr(rule: AttrRule, v: unknown): string | undefined {
+  const k = rule.name;
+  if (v === undefined) return undefined;
+  switch (rule.kind) {
+    case 'string':
+      return typeof v === 'string' ? undefined : `cmc: "${k}" must be a string`;
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : `cmc: "${k}" must be true or false`;
+    case 'enum':
+      return typeof v === 'string' && rule.values!.includes(v) ? undefined : `cmc: "${k}" is "${String(v)}": use one of ${rule.values!.join(', ')}`;
+    case 'integer':
+    case 'number': {
+      if (typeof v === 'string' && v.includes('${')) return undefined;
+      const whole = rule.kind === 'integer';
+      if (typeof v !== 'number' || (whole && !Number.isInteger(v)) || Number.isNaN(v)) {
+        return `cmc: "${k}" must be ${whole ? 'a whole number' : 'a number'} (got ${JSON.stringify(v)})`;
+      }
+      const low = rule.kind === 'number' ? !(v > 0) : v < (rule.min ?? -Infinity);
+      if (low || v > (rule.max ?? Infinity)) {
+        const bounds = rule.max === undefined ? `${rule.min} or more` : `${rule.min} to ${rule.max}`;
+        return `cmc: "${k}" must be ${rule.want ?? `a whole number, ${bounds}`} (got ${JSON.stringify(v)})`;
+      }
+      return undefined;
+    }
+    case 'params':
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+        return `cmc: "${k}" must be an object of parameter names to values, e.g. {"nodes": 3}`;
+      }
+      for (const [p, x] of Object.entries(v)) {
+        if (!['string', 'number', 'boolean'].includes(typeof x)) return `cmc: parameter "${p}" must be a string, number or boolean`;
+      }
+      return undefined;
+  }
+}
 
 /** The directory of a Go file, or undefined for any other file. */
 export function goPackageDir(file: string | undefined): string | undefined {
@@ -79,46 +109,13 @@ export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved
       return { error: 'cmc: no package to check: open a Go file of the package, or set "program" in launch.json' };
     }
   }
-  for (const k of ['program', 'model', 'db', 'bookmark', 'cwd'] as const) {
-    if (config[k] !== undefined && typeof config[k] !== 'string') {
-      return { error: `cmc: "${k}" must be a string` };
-    }
+  for (const rule of launchAttrRules) {
+    const error = checkAttr(rule, config[rule.name]);
+    if (error) return { error };
   }
   if (config.model === '') delete config.model;
-  if (config.search !== undefined && !(searches as readonly string[]).includes(config.search)) {
-    return { error: `cmc: "search" is "${String(config.search)}": use one of ${searches.join(', ')}` };
-  }
-  for (const k of integerAttrs) {
-    const v = config[k];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-      return { error: `cmc: "${k}" must be a whole number, 0 or more (got ${JSON.stringify(v)})` };
-    }
-  }
-  if (config.trace !== undefined && config.trace < 1) {
-    return { error: 'cmc: "trace" is a stored trace id, 1 or more: see the CMC Traces view or `cmcdap traces`' };
-  }
   if (config.trace !== undefined && config.bookmark !== undefined) {
     return { error: 'cmc: give "trace" (open a stored trace) or "bookmark" (re-check from a bookmark), not both' };
-  }
-  if (config.selfCheck !== undefined && (typeof config.selfCheck !== 'number' || !Number.isInteger(config.selfCheck) || config.selfCheck < -1)) {
-    return { error: `cmc: "selfCheck" is how many transitions to self-check: a whole number, 0 for none, -1 for every one (got ${JSON.stringify(config.selfCheck)})` };
-  }
-  if (config.deadline !== undefined && (typeof config.deadline !== 'number' || !(config.deadline > 0))) {
-    return { error: `cmc: "deadline" is seconds a transition may run: a number above 0 (got ${JSON.stringify(config.deadline)})` };
-  }
-  if (config.stopOnEntry !== undefined && typeof config.stopOnEntry !== 'boolean') {
-    return { error: 'cmc: "stopOnEntry" must be true or false' };
-  }
-  if (config.params !== undefined) {
-    if (typeof config.params !== 'object' || config.params === null || Array.isArray(config.params)) {
-      return { error: 'cmc: "params" must be an object of parameter names to values, e.g. {"nodes": 3}' };
-    }
-    for (const [k, v] of Object.entries(config.params)) {
-      if (!['string', 'number', 'boolean'].includes(typeof v)) {
-        return { error: `cmc: parameter "${k}" must be a string, number or boolean` };
-      }
-    }
   }
   if (config.db === undefined && ctx.db) config.db = ctx.db;
   if (ctx.folder) {

@@ -121,3 +121,23 @@ test('the models listing must be a list of names', () => {
   assert.throws(() => modelNames({ models: [] }), /want a list of model names/);
   assert.throws(() => modelNames([1]), /want a list of model names/);
 });
+
+test('every attribute is checked with the rules generated from cmcdap\'s table', () => {
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ selfCheck: -2 }, /"selfCheck" must be how many transitions to self-check: a whole number, 0 for none, -1 for every one \(got -2\)/],
+    [{ selfCheck: 1.5 }, /"selfCheck" must be a whole number/],
+    [{ maxDepth: 2147483648 }, /"maxDepth" must be a whole number, 0 to 2147483647/],
+    [{ token: 7 }, /"token" must be a string/],
+    [{ noDebug: 'no' }, /"noDebug" must be true or false/],
+  ];
+  for (const [attrs, want] of bad) {
+    const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...attrs }, ctx);
+    assert.ok('error' in r, JSON.stringify(attrs));
+    assert.match(r.error, want);
+  }
+  const goods: Array<Record<string, unknown>> = [{ selfCheck: -1 }, { selfCheck: 0 }, { trace: '${input:traceId}' }];
+  for (const good of goods) {
+    const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...good }, ctx);
+    assert.ok('config' in r, JSON.stringify(good));
+  }
+});

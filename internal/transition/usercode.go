@@ -1,4 +1,4 @@
-package exec
+package transition
 
 import "sync/atomic"
 

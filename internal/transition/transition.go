@@ -1,9 +1,9 @@
-// Package exec connects the checked code's calls (cmc.Choose, cmc.Assert, cmc.Note) to the engine
+// Package transition connects the checked code's calls (cmc.Choose, cmc.Assert, cmc.Note) to the engine
 // running the current transition. It exists so the public API package need not import the engine.
 //
 // One transition runs at a time in a process: the engine holds Lock while it runs user code, so the
 // package-level context is never shared between two runs.
-package exec
+package transition
 
 import (
 	"fmt"
