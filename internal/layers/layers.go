@@ -28,6 +28,7 @@ var Layers = []Layer{
 	{"worker", []string{"worker"}},
 	{"store", []string{"store"}},
 	{"coordinator", []string{"internal/coord"}},
+	{"service", []string{"internal/service"}},
 	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "webview"}},
 	{"models and test programs", []string{"examples/...", "test/..."}},
 	{"checks", []string{"internal/layers"}},
@@ -84,13 +85,18 @@ var Rules = []Rule{
 		From:   []string{"cmd/...", "internal/dap/...", "internal/views"},
 		Not:    []string{"worker"},
 		Direct: true,
-		Why:    "front ends reach workers through internal/coord, which owns the worker's wire types",
-		Allow: map[string]string{
-			// Remove as the facade lands.
-			"cmd/cmcdap":     "facade in progress",
-			"internal/dap":   "facade in progress",
-			"internal/views": "facade in progress",
-		},
+		Why:    "front ends reach workers through internal/service, whose coordinator owns the worker's wire types",
+	},
+	{
+		From:   []string{"cmd/...", "internal/dap/...", "internal/views"},
+		Not:    []string{"internal/coord"},
+		Direct: true,
+		Why:    "front ends check, replay and minimize through the one facade, internal/service",
+	},
+	{
+		From: []string{"internal/service"},
+		Not:  []string{"internal/dap/...", "internal/views", "cmd/...", "std:net/http"},
+		Why:  "the facade serves every front end alike and knows none of them",
 	},
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,6 +60,16 @@ func TestLayers(t *testing.T) {
 
 // TestRulesCatch shows what a broken rule, an unplaced package and a stale allowance look like.
 func TestRulesCatch(t *testing.T) {
+	// An allowance for the worker rule, as one stood while the service facade was built: one entry
+	// still offends (and is not reported), one no longer does (and is).
+	saved := Rules
+	defer func() { Rules = saved }()
+	Rules = slices.Clone(Rules)
+	for i := range Rules {
+		if slices.Contains(Rules[i].Not, "worker") && Rules[i].Direct {
+			Rules[i].Allow = map[string]string{"internal/dap": "facade in progress", "cmd/cmcdap": "facade in progress"}
+		}
+	}
 	m := func(p string) string { return Module + "/" + p }
 	pkgs := []Package{
 		{ImportPath: m("engine"), Imports: []string{m("canon")}, Deps: []string{m("canon"), m("store"), "database/sql"}},
@@ -77,7 +88,6 @@ func TestRulesCatch(t *testing.T) {
 		"engine depends (engine -> canon -> store -> database/sql) on database/sql",
 		"internal/newthing is in no layer: add it to Layers",
 		`cmd/cmcdap no longer breaks the rule "front ends reach workers`,
-		`internal/views no longer breaks the rule`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
