@@ -30,6 +30,7 @@ vet: tools
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@test -z "$$($(GOIMPORTS) -l $$(git ls-files '*.go'))" || { echo "goimports needed:"; $(GOIMPORTS) -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
+	cd examples/etcdraft && $(GO) mod tidy -diff && $(GO) vet ./...
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	$(GO) test -count=1 ./internal/layers
@@ -42,8 +43,11 @@ generate-check:
 	git diff --exit-code -- vscode-extension/package.json vscode-extension/src/launchAttrs.gen.ts docs/launch.md
 	@test -z "$$(git ls-files --others --exclude-standard -- vscode-extension/src/launchAttrs.gen.ts)" || { echo "commit vscode-extension/src/launchAttrs.gen.ts"; exit 1; }
 
+# examples/etcdraft is a module of its own (a user's module, using etcd raft from its module), so
+# ./... does not reach it.
 test-go:
 	$(GO) test -count=1 ./...
+	cd examples/etcdraft && $(GO) test -count=1 ./...
 
 # The views bundle must be rebuilt reproducibly from its sources (dist/ is committed so that
 # `go build` needs no npm), then the views are tested in headless Chromium.

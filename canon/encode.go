@@ -405,17 +405,6 @@ func (e *encoder) addSpan(start, size uintptr) {
 	e.spans = append(e.spans, s)
 }
 
-// overlap reports whether any two spans overlap, by sorting them.
-func overlap(spans []span) bool {
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
-	for i := 1; i < len(spans); i++ {
-		if spans[i].start < spans[i-1].end {
-			return true
-		}
-	}
-	return false
-}
-
 func (e *encoder) uvarint(x uint64) { e.buf = binary.AppendUvarint(e.buf, x) }
 
 func encBool(e *encoder, v reflect.Value) {
