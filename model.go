@@ -178,7 +178,7 @@ func (m *Model) Constraint(name string, keep func() bool) {
 // type that cannot carry tags (a library's). typ is the type's package path and name: TypeName
 // gives it for an exported type; an unexported one is written out, as "go.etcd.io/raft/v3.raft".
 // A rule that matches no captured value makes the check fail, so a typo cannot pass silently. The
-// run summary lists the rules.
+// run summary lists the rules. Rules hold while this model's transitions run.
 func (m *Model) Omit(typ, field string) {
 	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Tag: "-"})
 }

@@ -32,6 +32,28 @@ var funcs sync.Map
 
 var closureName = regexp.MustCompile(`\.(func|gowrap|deferwrap)\d+(\.\d+)*$`)
 
+// funcNames caches funcName by code address: states hold the same few functions over and over.
+var funcNames sync.Map // uintptr -> funcInfo
+
+type funcInfo struct {
+	name    string
+	closure bool
+}
+
+// funcName returns the name of the function at code, and whether it is a closure.
+func funcName(code uintptr) (string, bool) {
+	if f, ok := funcNames.Load(code); ok {
+		return f.(funcInfo).name, f.(funcInfo).closure
+	}
+	fn := runtime.FuncForPC(code)
+	if fn == nil {
+		return "", false
+	}
+	f := funcInfo{name: fn.Name(), closure: closureName.MatchString(fn.Name())}
+	funcNames.Store(code, f)
+	return f.name, f.closure
+}
+
 func buildFunc(p *plan) {
 	t := p.t
 	p.min = 1
@@ -45,13 +67,12 @@ func buildFunc(p *plan) {
 		}
 		fv := *(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr()))
 		code := *(*uintptr)(fv)
-		fn := runtime.FuncForPC(code)
-		if fn == nil {
+		name, closure := funcName(code)
+		if name == "" {
 			e.fail("%s: a func value with no name cannot be captured", t)
 		}
-		name := fn.Name()
 		switch {
-		case closureName.MatchString(name):
+		case closure:
 			e.fail("%s is a closure (%s): the variables it captured are invisible to the checker; use a top-level function, or a method value of an object the state holds (x.method), or tag the field cmc:\"-\"", t, name)
 		case strings.HasSuffix(name, "-fm") && !strings.Contains(name, ".(*"):
 			e.fail("%s is a method value on a value receiver (%s): it holds a copy the checker cannot see; take the method of a pointer", t, strings.TrimSuffix(name, "-fm"))

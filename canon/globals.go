@@ -63,13 +63,10 @@ func (g *globalTable) isGlobal(t reflect.Type, ptr unsafe.Pointer) bool {
 	if g.has(uintptr(ptr)) {
 		return true
 	}
-	if !t.Implements(errorType) {
-		return false
-	}
 	// The word must still point there: the object it pointed to when the table was read may have
 	// been freed, and the address reused.
 	slot, ok := g.targets[uintptr(ptr)]
-	return ok && *(*uintptr)(unsafe.Add(g.anchor, slot-g.base)) == uintptr(ptr)
+	return ok && *(*uintptr)(unsafe.Add(g.anchor, slot-g.base)) == uintptr(ptr) && t.Implements(errorType)
 }
 
 var errorType = reflect.TypeFor[error]()

@@ -2,13 +2,14 @@ package canon
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 )
 
 // Rules do for types that cannot carry tags (a library's) what the cmc tags do: leave a field
 // out of the state (cmc:"-") or treat a slice field as a multiset (cmc:"set"). A model declares
-// them; they hold for the whole process, as tags would, so plans built before a rule are dropped.
+// them, and they hold while that model's transitions run (SetRules).
 
 // A Rule names a struct field by its type's stable name (TypeName) and the field's name.
 type Rule struct {
@@ -34,31 +35,31 @@ var (
 // TypeName is the stable name a type has in rules and in interfaces: its package path and name.
 func TypeName(t reflect.Type) string { return typeName(t) }
 
-// AddRules makes rules hold. A rule that contradicts an earlier one for the same field is an
-// error.
-func AddRules(rs []Rule) error {
-	rulesMu.Lock()
-	defer rulesMu.Unlock()
-	changed := false
+// SetRules makes rules the ones that hold, replacing those of another model. A rule that
+// contradicts another for the same field is an error. Plans built under other rules are dropped.
+// A process runs one model's transitions at a time (the engine's machines take turns), and each
+// machine sets its model's rules when it takes its turn.
+func SetRules(rs []Rule) error {
+	next := map[[2]string]string{}
 	for _, r := range rs {
 		if r.Tag != "-" && r.Tag != "set" {
 			return fmt.Errorf("rule for %s.%s: tag %q; use \"-\" or \"set\"", r.Type, r.Field, r.Tag)
 		}
 		k := [2]string{r.Type, r.Field}
-		switch old, ok := rules[k]; {
-		case ok && old != r.Tag:
-			return fmt.Errorf("rule %s contradicts an earlier rule for the same field", r)
-		case !ok:
-			rules[k] = r.Tag
-			changed = true
+		if old, ok := next[k]; ok && old != r.Tag {
+			return fmt.Errorf("rule %s contradicts another rule for the same field", r)
 		}
+		next[k] = r.Tag
 	}
-	if changed {
-		// Plans of the named types may have been built without the rules: build them again.
-		buildMu.Lock()
-		plans.Clear()
-		buildMu.Unlock()
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	if maps.Equal(next, rules) {
+		return nil
 	}
+	rules, applied = next, map[[2]string]bool{}
+	buildMu.Lock()
+	plans.Clear()
+	buildMu.Unlock()
 	return nil
 }
 

@@ -266,7 +266,7 @@ type picker struct {
 func TestSelfCheckFindsMapOrder(t *testing.T) {
 	finds(t, func() (*cmc.Model, func() string) {
 		p := &picker{Keys: map[string]bool{}}
-		for i := range 16 {
+		for i := range 64 {
 			p.Keys[fmt.Sprintf("k%02d", i)] = true
 		}
 		m := cmc.NewModel("maporder")
@@ -299,6 +299,7 @@ var ticks int
 type stamped struct{ N, Stamp int }
 
 func TestReportedTraceIsVerified(t *testing.T) {
+	ticks = 0
 	p := &stamped{}
 	m := cmc.NewModel("stamp")
 	m.Process("p", p).On("stamp", func() { p.N++; p.Stamp = ticks; ticks++ }, cmc.When(func() bool { return p.N < 3 }))

@@ -49,10 +49,11 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := canon.AddRules(def.Rules); err != nil {
+	if err := canon.SetRules(def.Rules); err != nil {
 		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
 	}
 	transition.Lock.Lock()
+	canon.SetRules(def.Rules) // again, holding the lock: another machine may have run meanwhile
 	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components))}
 	for i := range mc.loaded {
 		mc.loaded[i] = dirty

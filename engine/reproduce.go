@@ -46,7 +46,10 @@ func (s *search) reproduce(path []pathStep, v *Violation) ([]pathStep, *Violatio
 			}
 			return path, nil
 		}
-		if i >= len(s.prefix) && !last && !s.visited.has(mc.Hash(next), next.key(nil)) {
+		// Every state on the path was stored by the search, and so was the last when the violation
+		// is one of the state itself.
+		stored := !last || v.Kind == "invariant" || v.Kind == "deadlock"
+		if i >= len(s.prefix) && stored && !s.visited.has(mc.Hash(next), next.key(nil)) {
 			return path[:i+1], s.nondeterminism(path, i, st, "it reaches a state the search never reached", v)
 		}
 		if last && v.Kind != "capture-fault" {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/internal/transition"
 )
 
@@ -146,4 +147,7 @@ func (mc *Machine) Record(init State, steps []Step) (*Trace, State, Outcome, err
 func (mc *Machine) Pause() { transition.Lock.Unlock() }
 
 // Resume takes back the lock Pause released.
-func (mc *Machine) Resume() { transition.Lock.Lock() }
+func (mc *Machine) Resume() {
+	transition.Lock.Lock()
+	canon.SetRules(mc.Def.Rules) // another machine may have run another model's rules meanwhile
+}
