@@ -22,7 +22,7 @@ func TestExplore(t *testing.T) {
 	if os.Getenv("EXPLORE") == "" {
 		t.Skip("EXPLORE=1 to explore")
 	}
-	b := Bounds{Elections: envInt("E", 2), Proposals: envInt("P", 0), Crashes: envInt("C", 1), InFlight: envInt("F", 4)}
+	b := Bounds{Elections: envInt("E", 2), Proposals: envInt("P", 0), Crashes: envInt("C", 1), InFlight: envInt("F", 4), Heartbeats: os.Getenv("HB") != ""}
 	bug := os.Getenv("BUG") != ""
 	start := time.Now()
 	res, err := engine.Check(context.Background(), New("x", b, bug), engine.Options{MaxStates: int64(envInt("MAX", 3000000)), Search: os.Getenv("SEARCH")})

@@ -15,6 +15,9 @@ import (
 type Bounds struct {
 	Elections, Proposals, Crashes, InFlight int
 	Loss, Dup                               bool
+	// Heartbeats lets a leader take heartbeat timeouts (off by default: a leader that commits
+	// sends the commit index with its next append anyway, and heartbeats multiply the states).
+	Heartbeats bool
 }
 
 // Budget counts what the environment has spent of its Bounds.
@@ -37,6 +40,7 @@ func build(p *cmc.Params, name string, sendFirst bool) *cmc.Model {
 	b := Bounds{
 		Elections: p.Int("elections", 2), Proposals: p.Int("proposals", 1), Crashes: p.Int("crashes", 1),
 		InFlight: p.Int("inflight", 4), Loss: p.Bool("loss", false), Dup: p.Bool("dup", false),
+		Heartbeats: p.Bool("heartbeats", false),
 	}
 	return New(name, b, sendFirst)
 }
@@ -90,7 +94,7 @@ func New(name string, b Bounds, sendFirst bool) *cmc.Model {
 		proc.On("heartbeat", func() {
 			n.RN.Tick() // HeartbeatTick is 1: one tick sends heartbeats
 			ready()
-		}, cmc.When(func() bool { return free() && n.Leader() }))
+		}, cmc.When(func() bool { return b.Heartbeats && free() && n.Leader() }))
 		proc.On("propose", func() {
 			budget.Proposals++
 			if err := n.RN.Propose(fmt.Appendf(nil, "v%d", budget.Proposals)); err != nil {
