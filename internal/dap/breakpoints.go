@@ -182,7 +182,7 @@ func (s *Session) dataPath(ref int, name string) (string, string) {
 		if s.tr == nil || !s.stopped {
 			return "", "not stopped on a trace"
 		}
-		st, err := s.stateAt(s.pos.shown())
+		st, err := s.stateAt(s.pos.Shown())
 		if err != nil {
 			return "", err.Error()
 		}

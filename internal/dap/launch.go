@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
@@ -208,7 +209,7 @@ func (s *Session) viewsGoto(id int64, step int) {
 func (s *Session) show(tr *trace) {
 	s.closeTrace()
 	s.tr = tr
-	s.pos = after(0)
+	s.pos = engine.After(0)
 	s.stopped = false
 	s.bps.verify(s)
 }
@@ -237,9 +238,9 @@ func (s *Session) firstStop(onEntry bool) {
 	v := s.tr.t.Violation
 	switch {
 	case onEntry || v == nil:
-		s.stopAt(after(0), "entry", "", nil)
+		s.stopAt(engine.After(0), "entry", "", nil)
 	default:
-		s.stopAt(s.tr.end(), "exception", tracefmt.Violation(v), nil)
+		s.stopAt(s.tr.t.End(), "exception", tracefmt.Violation(v), nil)
 	}
 }
 
@@ -271,7 +272,7 @@ func (s *Session) onRestart(req *dap.RestartRequest) {
 	}
 	if c.Trace != 0 && s.tr != nil && s.tr.id == c.Trace {
 		s.send(&dap.RestartResponse{Response: response(&req.Request)})
-		s.stopAt(after(0), "entry", "", nil)
+		s.stopAt(engine.After(0), "entry", "", nil)
 		return
 	}
 	s.closeTrace()

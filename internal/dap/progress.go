@@ -2,8 +2,9 @@ package dap
 
 import (
 	"fmt"
-	"github.com/cmc-go/cmc/tracefmt"
 	"time"
+
+	"github.com/cmc-go/cmc/tracefmt"
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/google/go-dap"

@@ -6,7 +6,6 @@ import (
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
-	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
 )
@@ -18,7 +17,7 @@ type state struct {
 	launch     *launchConfig
 	db         *store.Store
 	tr         *trace           // nil until a trace is loaded
-	pos        position         // where the user is in tr
+	pos        engine.Cursor    // where the user is in tr
 	stopped    bool             // a stopped event was sent for pos
 	configured bool             // configurationDone arrived
 	pending    func()           // the first stop, waiting for configurationDone
@@ -30,7 +29,7 @@ type state struct {
 	cache   stateCache // states of recently shown steps
 	bps     breakpoints
 	progs   programs
-	gotos   []position       // the last gotoTargets, by target id - 1
+	gotos   []engine.Cursor  // the last gotoTargets, by target id - 1
 	replay  service.Replayer // a worker re-running the trace, for heap graphs
 }
 
@@ -38,41 +37,6 @@ func (st *state) init() {
 	st.cache = stateCache{}
 	st.progs = programs{}
 	st.bps.init()
-}
-
-// A position is a place in a trace: after step Step (0: the initial state), or inside step Step
-// at its Choose call number Choice (the state then is the one before the step).
-type position struct {
-	Step   int
-	Choice int // -1: after the step
-}
-
-func after(step int) position { return position{Step: step, Choice: -1} }
-
-func (p position) inside() bool { return p.Choice >= 0 }
-
-// replay is the position as replay numbers it: Choose calls from 1, 0 after the step.
-func (p position) replay() replay.Position {
-	if p.inside() {
-		return replay.Position{Step: p.Step, Choice: p.Choice + 1}
-	}
-	return replay.Position{Step: p.Step}
-}
-
-// shown is the step whose state the position shows.
-func (p position) shown() int {
-	if p.inside() {
-		return p.Step - 1
-	}
-	return p.Step
-}
-
-// less orders positions as the trace runs: inside a step before after it.
-func (p position) less(q position) bool {
-	if p.Step != q.Step {
-		return p.Step < q.Step
-	}
-	return uint(p.Choice) < uint(q.Choice) // -1 is after every Choose
 }
 
 // A trace is a loaded trace with indexes the requests need.
@@ -124,11 +88,8 @@ func (tr *trace) len() int { return len(tr.t.Steps) }
 // step returns step n (1-based).
 func (tr *trace) step(n int) *engine.Step { return &tr.t.Steps[n-1] }
 
-// end is the last position.
-func (tr *trace) end() position { return after(tr.len()) }
-
-// threadOf is the thread of the process that acts at a position (the first at the start).
-func (tr *trace) threadOf(p position) int {
+// threadOf is the thread of the process that acts at a engine.Cursor (the first at the start).
+func (tr *trace) threadOf(p engine.Cursor) int {
 	if p.Step == 0 || len(tr.procs) == 0 {
 		return 1
 	}
@@ -136,36 +97,6 @@ func (tr *trace) threadOf(p position) int {
 		return id
 	}
 	return 1
-}
-
-// next returns the position after p, and false at the end of the trace.
-func (tr *trace) next(p position) (position, bool) {
-	switch {
-	case p.inside() && p.Choice+1 < len(tr.step(p.Step).Choices):
-		return position{p.Step, p.Choice + 1}, true
-	case p.inside():
-		return after(p.Step), true
-	case p.Step >= tr.len():
-		return p, false
-	case len(tr.step(p.Step+1).Choices) > 0:
-		return position{p.Step + 1, 0}, true
-	}
-	return after(p.Step + 1), true
-}
-
-// prev returns the position before p, and false at the start.
-func (tr *trace) prev(p position) (position, bool) {
-	switch {
-	case p.inside() && p.Choice > 0:
-		return position{p.Step, p.Choice - 1}, true
-	case p.inside():
-		return after(p.Step - 1), true
-	case p.Step == 0:
-		return p, false
-	case len(tr.step(p.Step).Choices) > 0:
-		return position{p.Step, len(tr.step(p.Step).Choices) - 1}, true
-	}
-	return after(p.Step - 1), true
 }
 
 // A shownState is the state after one step: its leaves, its tree, and (when an expression
@@ -193,7 +124,7 @@ func (s *Session) stateAt(n int) (*shownState, error) {
 	}
 	if len(s.cache) >= stateCacheSize {
 		for k := range s.cache {
-			if k != s.pos.shown() {
+			if k != s.pos.Shown() {
 				delete(s.cache, k)
 				break
 			}
@@ -231,7 +162,7 @@ func (s *Session) loadTrace(id int64) error {
 	}
 	s.closeTrace()
 	s.tr = newTrace(id, t)
-	s.pos = after(0)
+	s.pos = engine.After(0)
 	s.stopped = false
 	s.cache = stateCache{}
 	return nil
