@@ -221,7 +221,7 @@ func (s *Session) cmcChoices(req *customRequest) (any, error) {
 			cs = s.tr.t.Made(s.pos)
 		}
 		for i := len(cs) - 1; i >= 0 && len(out) < maxChoiceHints; i-- {
-			at, _ := engine.ParseSite(cs[i].Site) // sent split, so the editor parses nothing
+			at, _ := s.sourceLine(cs[i].Site) // split and resolved to the editor's path: the extension compares strings
 			out = append(out, choiceHint{Step: n, Choice: i + 1, Site: cs[i].Site, File: at.File, Line: at.Line, Value: cs[i].Value, N: cs[i].N})
 		}
 	}

@@ -73,6 +73,11 @@ func (s *Session) launched(req *dap.Request, c *launchConfig, p *prepared, err e
 		s.db.Close()
 	}
 	s.db, s.build = p.db, p.build
+	if p.pkg != nil {
+		s.files.setRoots(c.Cwd, p.pkg.Dir, p.pkg.Module)
+	} else {
+		s.files.setRoots(c.Cwd, "", "")
+	}
 	first := req.Command == "launch"
 	if first {
 		s.send(&dap.InitializedEvent{Event: event("initialized")})

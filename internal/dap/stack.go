@@ -118,7 +118,7 @@ func (s *Session) frame(p engine.Cursor) dap.StackFrame {
 		site = c.Site
 		f.Name += fmt.Sprintf(" › Choose(%d) = %d", c.N, c.Value)
 	}
-	if at, ok := engine.ParseSite(site); ok {
+	if at, ok := s.sourceLine(site); ok {
 		f.Source = &dap.Source{Name: filepath.Base(at.File), Path: at.File}
 		f.Line, f.Column = at.Line, 1
 	}

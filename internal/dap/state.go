@@ -31,6 +31,7 @@ type state struct {
 	progs   programs
 	gotos   []engine.Cursor  // the last gotoTargets, by target id - 1
 	replay  service.Replayer // a worker re-running the trace, for heap graphs
+	files   sourceFiles      // the editor's path of each recorded file
 }
 
 func (st *state) init() {

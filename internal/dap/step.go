@@ -142,16 +142,19 @@ func (s *Session) onGotoTargets(req *dap.GotoTargetsRequest) {
 		return
 	}
 	a := req.Arguments
+	if s.files.saw(a.Source.Path) {
+		s.bps.verify(s) // the new path may change which editor file a recorded one is
+	}
 	s.gotos = s.gotos[:0]
 	r := &dap.GotoTargetsResponse{Response: response(&req.Request)}
 	r.Body.Targets = []dap.GotoTarget{}
 	for n := 1; n <= s.tr.len() && len(s.gotos) < maxGotoTargets; n++ {
 		st := s.tr.step(n)
-		if s.tr.sites.atLine(st.Site, a.Source.Path, a.Line) {
+		if s.atLine(st.Site, a.Source.Path, a.Line) {
 			s.gotos = append(s.gotos, engine.After(n))
 		}
 		for i, c := range st.Choices {
-			if s.tr.sites.atLine(c.Site, a.Source.Path, a.Line) {
+			if s.atLine(c.Site, a.Source.Path, a.Line) {
 				s.gotos = append(s.gotos, engine.Cursor{Step: n, Choice: i + 1})
 			}
 		}
