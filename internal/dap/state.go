@@ -59,19 +59,27 @@ func newTrace(id int64, t *engine.Trace) *trace {
 		tr.procSteps[s.Proc] = append(tr.procSteps[s.Proc], i+1)
 	}
 	seen := map[string]bool{}
+	if t.Procs != nil { // recorded, in the model's order
+		tr.procs = slices.Clone(t.Procs)
+		for _, p := range t.Procs {
+			seen[p] = true
+		}
+	}
 	for _, l := range t.Init {
 		r := canon.Path(l.Path).Root()
 		if seen[r] {
 			continue
 		}
 		seen[r] = true
-		if !slices.Contains(t.Env, r) && (t.Env != nil || acts[r]) {
+		// A trace stored before Procs: the processes are the roots not in Env (those that act,
+		// when it has no Env either).
+		if t.Procs == nil && !slices.Contains(t.Env, r) && (t.Env != nil || acts[r]) {
 			tr.procs = append(tr.procs, r)
 		} else {
 			tr.envs = append(tr.envs, r)
 		}
 	}
-	for _, s := range t.Steps { // a process with no state of its own
+	for _, s := range t.Steps { // a process with no state of its own, in an old trace
 		if !seen[s.Proc] {
 			seen[s.Proc] = true
 			tr.procs = append(tr.procs, s.Proc)
