@@ -107,6 +107,8 @@ func (mc *Machine) record(init State, path []pathStep) (*Trace, State, Outcome, 
 	for _, c := range mc.Def.Components {
 		if c.Shared {
 			t.Env = append(t.Env, c.Name)
+		} else {
+			t.Procs = append(t.Procs, c.Name)
 		}
 	}
 	s := init

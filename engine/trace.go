@@ -17,8 +17,9 @@ type Trace struct {
 	Params   map[string]string `json:"params,omitempty"`
 	InitHash Hash              `json:"init_hash"`
 	Init     []canon.Leaf      `json:"init,omitempty"` // the initial state, flattened by path
-	// Env names the environment components (a network, timers); every other root of the state
-	// is a process.
+	// Procs names the processes, in the model's order: the roots of the state that act. Env names
+	// the environment components (a network, timers). Traces stored before Procs have only Env.
+	Procs     []string   `json:"procs,omitempty"`
 	Env       []string   `json:"env,omitempty"`
 	Steps     []Step     `json:"steps"`
 	Violation *Violation `json:"violation,omitempty"` // nil for a kept random walk

@@ -92,9 +92,10 @@ func TraceJSON(t *engine.Trace) ([]byte, error) {
 		Model     string            `json:"model"`
 		Params    map[string]string `json:"params,omitempty"`
 		InitHash  engine.Hash       `json:"init_hash"`
+		Procs     []string          `json:"procs,omitempty"`
 		Env       []string          `json:"env,omitempty"`
 		Violation *engine.Violation `json:"violation,omitempty"`
-	}{t.Model, t.Params, t.InitHash, t.Env, t.Violation}
+	}{t.Model, t.Params, t.InitHash, t.Procs, t.Env, t.Violation}
 	hb, err := json.Marshal(head)
 	if err != nil {
 		return nil, err

@@ -185,8 +185,7 @@ func (r *runner) where() string {
 		return "at the initial state"
 	}
 	st := r.t.Steps[p.Step-1]
-	if p.Choice > 0 {
-		c := st.Choices[p.Choice-1]
+	if c := r.t.Call(p); c != nil {
 		return fmt.Sprintf("%s (%s.%s), at Choose(%d) -> %d, %s", p, st.Proc, st.Event, c.N, c.Value, ShortSite(c.Site))
 	}
 	return fmt.Sprintf("%s (%s.%s)", p, st.Proc, st.Event)

@@ -11,20 +11,6 @@ import (
 	"github.com/cmc-go/cmc/engine"
 )
 
-// A Position is where the replay cursor is: after step Step (0 is the initial state) or, when
-// Choice is k > 0, inside step Step, stopped at its k-th Choose call (before it returns).
-type Position struct {
-	Step   int `json:"step"`
-	Choice int `json:"choice,omitempty"`
-}
-
-func (p Position) String() string {
-	if p.Choice > 0 {
-		return fmt.Sprintf("step %d, choice %d", p.Step, p.Choice)
-	}
-	return fmt.Sprintf("step %d", p.Step)
-}
-
 var (
 	// ErrEnd is returned when moving forward from the last replayed step.
 	ErrEnd = errors.New("at the end of the replayed trace")
@@ -49,7 +35,7 @@ type Session struct {
 	fail  *engine.Failure   // the last step's handler failure, when the trace ends in one
 	found *engine.Violation // what the replayed trace ends in, when it was replayed to the end
 	note  string            // why replay stopped short without diverging
-	pos   Position
+	pos   engine.Cursor
 	cache map[int][]canon.Leaf // leaves of recently viewed states, by step
 }
 
@@ -212,7 +198,7 @@ func (s *Session) Verified() int { return s.good }
 func (s *Session) Divergence() *Divergence { return s.div }
 
 // Position is where the cursor is.
-func (s *Session) Position() Position {
+func (s *Session) Position() engine.Cursor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pos
@@ -243,101 +229,64 @@ func choicePoints(st *engine.Step) []ChoicePoint {
 }
 
 // GoTo moves the cursor to the state after step n, re-running step n to prove it again.
-func (s *Session) GoTo(n int) error { return s.Seek(Position{Step: n}) }
+func (s *Session) GoTo(n int) error { return s.Seek(engine.After(n)) }
 
-// Seek moves the cursor to p, re-running p's step to prove it again.
-func (s *Session) Seek(p Position) error {
+// Seek moves the cursor to c, re-running c's step to prove it again.
+func (s *Session) Seek(c engine.Cursor) error {
 	done, err := s.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	return s.seek(p, true)
+	return s.seek(c, true)
 }
+
+// The moves are the trace's own (engine.Trace.StepOver, StepIn, StepBack), which the DAP session
+// makes too; a session only refuses to move past the last replayed step. Moving within a step
+// re-runs nothing: the step was proven when the cursor entered it.
 
 // Step moves forward one step; inside a step, it finishes that step.
-func (s *Session) Step() error {
-	done, err := s.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	return s.forward()
-}
+func (s *Session) Step() error { return s.move(s.t.StepOver, ErrEnd) }
 
-func (s *Session) forward() error {
-	p := s.pos
-	if p.Choice > 0 {
-		return s.seek(Position{Step: p.Step}, false)
-	}
-	if p.Step >= s.last() {
-		return ErrEnd
-	}
-	return s.seek(Position{Step: p.Step + 1}, true)
-}
-
-// Back moves to the state before the current step (inside a step: before that step).
-func (s *Session) Back() error {
-	done, err := s.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	if s.pos.Step == 0 {
-		return ErrStart
-	}
-	return s.seek(Position{Step: s.pos.Step - 1}, true)
-}
+// StepOut moves to the end of the current step; at the end of a step, it is Step.
+func (s *Session) StepOut() error { return s.move(s.t.StepOver, ErrEnd) }
 
 // StepIn moves to the next Choose call: from the end of a step, to the first Choose of the next
 // step (or its end, when it makes none); inside a step, to its next Choose, then to its end.
-func (s *Session) StepIn() error {
-	done, err := s.use()
-	if err != nil {
-		return err
-	}
-	defer done()
-	p := s.pos
-	if p.Choice > 0 {
-		if p.Choice < len(s.t.Steps[p.Step-1].Choices) {
-			return s.seek(Position{Step: p.Step, Choice: p.Choice + 1}, false)
-		}
-		return s.seek(Position{Step: p.Step}, false)
-	}
-	n := p.Step + 1
-	if n > s.last() {
-		return ErrEnd
-	}
-	if len(s.t.Steps[n-1].Choices) > 0 {
-		return s.seek(Position{Step: n, Choice: 1}, true)
-	}
-	return s.seek(Position{Step: n}, true)
-}
+func (s *Session) StepIn() error { return s.move(s.t.StepIn, ErrEnd) }
 
-// StepOut moves to the end of the current step; at the end of a step, it is Step.
-func (s *Session) StepOut() error {
+// Back moves to the state before the current step (inside a step: before that step).
+func (s *Session) Back() error { return s.move(s.t.StepBack, ErrStart) }
+
+// move moves the cursor with a move of the trace; at the trace's end or start, or past the
+// replayed steps, it returns stop.
+func (s *Session) move(m func(engine.Cursor) (engine.Cursor, bool), stop error) error {
 	done, err := s.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	return s.forward()
+	c, ok := m(s.pos)
+	if !ok || c.Step > s.last() {
+		return stop
+	}
+	return s.seek(c, c.Step != s.pos.Step)
 }
 
 // seek moves the cursor, first re-running the target step when verify is set.
-func (s *Session) seek(p Position, verify bool) error {
-	if p.Step < 0 || p.Step > s.last() {
-		return fmt.Errorf("step %d is outside the replayed trace (steps 0 to %d)", p.Step, s.last())
+func (s *Session) seek(c engine.Cursor, verify bool) error {
+	if c.Step < 0 || c.Step > s.last() {
+		return fmt.Errorf("step %d is outside the replayed trace (steps 0 to %d)", c.Step, s.last())
 	}
-	if p.Choice < 0 || p.Step == 0 && p.Choice > 0 || p.Step > 0 && p.Choice > len(s.t.Steps[p.Step-1].Choices) {
-		return fmt.Errorf("%s: step %d has no such Choose call", p, p.Step)
+	if err := s.t.Check(c); err != nil {
+		return err
 	}
 	if verify {
-		if err := s.verify(p.Step); err != nil {
+		if err := s.verify(c.Step); err != nil {
 			return err
 		}
 	}
-	s.pos = p
+	s.pos = c
 	return nil
 }
 

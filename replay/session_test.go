@@ -102,7 +102,7 @@ func TestTwoPhaseWalkReplays(t *testing.T) {
 	}
 	for s.Back() == nil {
 	}
-	if p := s.Position(); p != (Position{}) {
+	if p := s.Position(); p != (engine.Cursor{}) {
 		t.Fatalf("after stepping back to the start: %v", p)
 	}
 }

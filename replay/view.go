@@ -11,10 +11,10 @@ import (
 // A View is everything the debugger shows at one position: plain data for the DAP layer and the
 // webview, which only draw it.
 type View struct {
-	Position Position `json:"position"`
-	Steps    int      `json:"steps"` // in the trace
-	Proc     string   `json:"proc,omitempty"`
-	Event    string   `json:"event,omitempty"`
+	Position engine.Cursor `json:"position"`
+	Steps    int           `json:"steps"` // in the trace
+	Proc     string        `json:"proc,omitempty"`
+	Event    string        `json:"event,omitempty"`
 	// Site is the handler's file:line at the end of a step, or the current Choose call's inside it.
 	Site string      `json:"site,omitempty"`
 	Hash engine.Hash `json:"hash,omitempty"` // of the state after the step (not inside one)
@@ -52,7 +52,7 @@ func (s *Session) View() (*View, error) {
 	return s.view(s.pos)
 }
 
-func (s *Session) view(p Position) (*View, error) {
+func (s *Session) view(p engine.Cursor) (*View, error) {
 	v := &View{Position: p, Steps: len(s.t.Steps), Choices: []ChoicePoint{}, Notes: []engine.Note{}, Diff: []canon.Change{}}
 	var g *canon.Graph
 	var err error
@@ -61,9 +61,9 @@ func (s *Session) view(p Position) (*View, error) {
 		v.Proc, v.Event, v.Site = st.Proc, st.Event, st.Site
 		v.Choices = choicePoints(st)
 	}
-	if p.Choice > 0 {
+	if p.Inside() {
 		g, v.Notes, err = s.midStep(p)
-		v.Site = v.Choices[p.Choice-1].Site
+		v.Site = s.t.Call(p).Site
 	} else {
 		g, err = s.mc.Graph(s.state(p.Step))
 		if p.Step > 0 {
@@ -77,7 +77,7 @@ func (s *Session) view(p Position) (*View, error) {
 		return nil, err
 	}
 	v.Graph, v.Leaves = g, g.Leaves()
-	if p.Choice == 0 {
+	if !p.Inside() {
 		s.remember(p.Step, v.Leaves)
 	}
 	if p.Step > 0 {
@@ -89,7 +89,7 @@ func (s *Session) view(p Position) (*View, error) {
 		g.Mark(v.Diff)
 	}
 	v.Environment = s.environment(v.Leaves)
-	if p.Step == len(s.t.Steps) && p.Choice == 0 && s.good == p.Step {
+	if p == s.t.End() && s.good == p.Step {
 		v.Failure, v.Violation = s.fail, s.found
 	}
 	return v, nil
@@ -141,7 +141,7 @@ type stopAtChoice struct{}
 // midStep re-runs step p.Step's handler up to its p.Choice-th Choose call and returns the graph of
 // the live state there, and the notes made so far. The machine restores the state before the next
 // use (the handler's components are marked as changed).
-func (s *Session) midStep(p Position) (*canon.Graph, []engine.Note, error) {
+func (s *Session) midStep(p engine.Cursor) (*canon.Graph, []engine.Note, error) {
 	st := &s.t.Steps[p.Step-1]
 	ei, _ := s.mc.Event(st.Proc, st.Event)
 	if err := s.mc.Load(s.state(p.Step - 1)); err != nil {

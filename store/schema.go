@@ -85,6 +85,8 @@ CREATE INDEX bookmarks_by_trace ON bookmarks(trace_id);
 	// 3: a trace made from another (a minimized one): which, and how.
 	`ALTER TABLE traces ADD COLUMN derived_from INTEGER REFERENCES traces(id) ON DELETE SET NULL;
 ALTER TABLE traces ADD COLUMN derivation TEXT NOT NULL DEFAULT '';`,
+	// 4: a trace's processes, as recorded (before, they were the roots not in env).
+	`ALTER TABLE traces ADD COLUMN procs TEXT`,
 }
 
 // SchemaVersion is the schema this code writes.

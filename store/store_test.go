@@ -26,6 +26,8 @@ func richTrace() *engine.Trace {
 		Model:    "aodv",
 		Params:   map[string]string{"nodes": "3", "bug": "spec-rerr", "": "empty key"},
 		InitHash: engine.Hash(0xfedcba9876543210),
+		Procs:    []string{"A", "B"},
+		Env:      []string{"net", "x"},
 		Init: []canon.Leaf{{Path: "A.seq", Value: "1"}, {Path: "A.routes[B].seq", Value: "0"},
 			{Path: "B.seq", Value: "1"}, {Path: "net", Value: "{}"}, {Path: "x", Value: ""}},
 		Violation: engine.NewViolation("assertion", "", "route to D has seq 3 < 4", "/src/aodv/rerr.go:57"),

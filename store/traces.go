@@ -30,7 +30,8 @@ type TraceInfo struct {
 	Signature string      `json:"signature,omitempty"`
 	Length    int         `json:"length"` // steps
 	InitHash  engine.Hash `json:"init_hash"`
-	Env       []string    `json:"env,omitempty"` // environment components; the other roots are processes
+	Procs     []string    `json:"procs,omitempty"` // the processes; empty for traces stored before schema 4
+	Env       []string    `json:"env,omitempty"`   // environment components
 	Found     time.Time   `json:"found"`
 	// Seen counts the stored traces of this model with this signature, this one included: more
 	// than 1 means the same violation was found before (or since). FirstSeen is the oldest of them.
@@ -83,13 +84,13 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 	if v := t.Violation; v != nil {
 		kind, signature, name, msg, site = v.Kind, v.Signature, v.Name, v.Message, v.Site
 	}
-	var env any
-	if len(t.Env) > 0 {
-		b, err := json.Marshal(t.Env)
-		if err != nil {
-			return 0, fmt.Errorf("store: add trace: %w", err)
-		}
-		env = string(b)
+	env, err := nameList(t.Env)
+	if err != nil {
+		return 0, fmt.Errorf("store: add trace: %w", err)
+	}
+	procs, err := nameList(t.Procs)
+	if err != nil {
+		return 0, fmt.Errorf("store: add trace: %w", err)
 	}
 	var run any
 	if runID != 0 {
@@ -100,11 +101,11 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 		derivedFrom = from
 	}
 	var id int64
-	err := s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
+	err = s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
-			length, init_hash, strings, found_at, env, derived_from, derivation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			length, init_hash, strings, found_at, env, derived_from, derivation, procs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run, t.Model, params, kind, name, msg, site, signature, len(t.Steps), int64(t.InitHash),
-			enc.strings, formatTime(found), env, derivedFrom, how)
+			enc.strings, formatTime(found), env, derivedFrom, how, procs)
 		if err != nil {
 			return fmt.Errorf("store: add trace: %w", err)
 		}
@@ -213,17 +214,17 @@ func encodeTrace(t *engine.Trace) encodedTrace {
 }
 
 const traceColumns = `t.id, t.run_id, t.model, t.params, t.kind, t.name, t.message, t.site, t.signature,
-	t.length, t.init_hash, t.found_at, t.env, t.derived_from, t.derivation,
+	t.length, t.init_hash, t.found_at, t.env, t.derived_from, t.derivation, t.procs,
 	(SELECT count(*) FROM traces o WHERE o.model = t.model AND o.signature = t.signature),
 	(SELECT min(o.id) FROM traces o WHERE o.model = t.model AND o.signature = t.signature)`
 
 func scanTraceInfo(sc scanner) (TraceInfo, error) {
 	var ti TraceInfo
 	var run, first, from sql.NullInt64
-	var params, kind, signature, found, env sql.NullString
+	var params, kind, signature, found, env, procs sql.NullString
 	var hash int64
 	err := sc.Scan(&ti.ID, &run, &ti.Model, &params, &kind, &ti.Name, &ti.Message, &ti.Site, &signature,
-		&ti.Length, &hash, &found, &env, &from, &ti.How, &ti.Seen, &first)
+		&ti.Length, &hash, &found, &env, &from, &ti.How, &procs, &ti.Seen, &first)
 	if err != nil {
 		return ti, err
 	}
@@ -235,6 +236,11 @@ func scanTraceInfo(sc scanner) (TraceInfo, error) {
 	if env.Valid {
 		if err := json.Unmarshal([]byte(env.String), &ti.Env); err != nil {
 			return ti, fmt.Errorf("environment components %q: %w", env.String, err)
+		}
+	}
+	if procs.Valid {
+		if err := json.Unmarshal([]byte(procs.String), &ti.Procs); err != nil {
+			return ti, fmt.Errorf("processes %q: %w", procs.String, err)
 		}
 	}
 	ti.Found, err = parseTime(found)
@@ -319,10 +325,22 @@ func (s *Store) Trace(id int64) (*engine.Trace, TraceInfo, error) {
 	if err != nil {
 		return nil, ti, err
 	}
-	t := &engine.Trace{Model: ti.Model, Params: ti.Params, InitHash: ti.InitHash, Init: init, Env: ti.Env, Steps: steps}
+	t := &engine.Trace{Model: ti.Model, Params: ti.Params, InitHash: ti.InitHash, Init: init, Procs: ti.Procs, Env: ti.Env, Steps: steps}
 	if ti.violation {
 		t.Violation = &engine.Violation{Kind: ti.Kind, Name: ti.Name, Message: ti.Message, Site: ti.Site,
 			Signature: ti.Signature}
 	}
 	return t, ti, nil
+}
+
+// nameList is a list of names as the traces table keeps it: JSON, or NULL when empty.
+func nameList(names []string) (any, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(names)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

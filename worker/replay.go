@@ -108,7 +108,7 @@ func replayView(req *Request) ([]byte, error) {
 	if replaySession.s == nil {
 		return nil, errors.New("replay.view: no trace is open: send replay.open first")
 	}
-	if err := replaySession.s.Seek(replay.Position{Step: a.Step, Choice: a.Choice}); err != nil {
+	if err := replaySession.s.Seek(engine.Cursor{Step: a.Step, Choice: a.Choice}); err != nil {
 		return nil, err
 	}
 	v, err := replaySession.s.View()

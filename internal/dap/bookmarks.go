@@ -21,7 +21,7 @@ func (s *Session) addBookmark(name, note string) (store.Bookmark, error) {
 	if err := s.needStop(); err != nil {
 		return store.Bookmark{}, err
 	}
-	b := store.Bookmark{Name: name, Note: note, Trace: s.tr.id, Step: s.pos.shown(), Created: s.cfg.now()}
+	b := store.Bookmark{Name: name, Note: note, Trace: s.tr.id, Step: s.pos.Shown(), Created: s.cfg.now()}
 	id, err := s.db.AddBookmark(b)
 	b.ID = id
 	return b, err

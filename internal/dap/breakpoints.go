@@ -66,6 +66,10 @@ func (b *breakpoints) id() int { b.nextID++; return b.nextID }
 func (s *Session) onSetBreakpoints(req *dap.SetBreakpointsRequest) {
 	a := req.Arguments
 	p := a.Source.Path
+	delete(s.bps.source, p)
+	if s.files.saw(p) && s.tr != nil {
+		s.bps.verify(s) // a path the editor names may be where another breakpoint's recorded file is
+	}
 	var list []*sourceBP
 	for _, sb := range a.Breakpoints {
 		list = append(list, &sourceBP{bp: bp{id: s.bps.id(), cond: sb.Condition, hitCond: sb.HitCondition, logMsg: sb.LogMessage},
@@ -93,11 +97,11 @@ func (s *Session) verifySource(b *sourceBP) {
 	switch {
 	case s.tr == nil:
 		b.message = "pending: checked against the trace when it is loaded"
-	case s.tr.sites.kind(b.path, b.line) == 0:
+	case s.siteKind(b.path, b.line) == 0:
 		b.message = "not a handler or Choose site of this trace"
 	default:
 		b.verified, b.message = true, ""
-		b.site = s.tr.sites.file(b.path) + ":" + strconv.Itoa(b.line)
+		b.site = s.recordedFile(b.path) + ":" + strconv.Itoa(b.line)
 	}
 	if err := s.checkConditions(&b.bp); err != nil {
 		b.verified, b.message = false, err.Error()
@@ -182,7 +186,7 @@ func (s *Session) dataPath(ref int, name string) (string, string) {
 		if s.tr == nil || !s.stopped {
 			return "", "not stopped on a trace"
 		}
-		st, err := s.stateAt(s.pos.shown())
+		st, err := s.stateAt(s.pos.Shown())
 		if err != nil {
 			return "", err.Error()
 		}

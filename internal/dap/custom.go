@@ -176,10 +176,7 @@ func (s *Session) cmcDiff(req *customRequest) (any, error) {
 	if err := s.needStop(); err != nil {
 		return nil, err
 	}
-	n := s.pos.Step
-	if s.pos.inside() {
-		n = s.pos.Step - 1
-	}
+	n := s.pos.Shown()
 	if a.Step != nil {
 		n = *a.Step
 	}
@@ -200,7 +197,7 @@ func (s *Session) cmcDiff(req *customRequest) (any, error) {
 // A choiceHint is one Choose call of the trace, for inline values at its site.
 type choiceHint struct {
 	Step   int    `json:"step"`
-	Choice int    `json:"choice"`
+	Choice int    `json:"choice"` // 1-based, as engine.Cursor numbers Choose calls
 	Site   string `json:"site"`
 	File   string `json:"file"`
 	Line   int    `json:"line"`
@@ -211,28 +208,25 @@ type choiceHint struct {
 // maxChoiceHints bounds a cmc/choices reply; the latest are kept.
 const maxChoiceHints = 5000
 
-// choices lists every Choose call up to the current position, latest last.
+// choices lists every Choose call up to the current engine.Cursor, latest last.
 func (s *Session) cmcChoices(req *customRequest) (any, error) {
 	if err := s.needStop(); err != nil {
 		return nil, err
 	}
 	var out []choiceHint
-	total := 0
+	total := len(s.tr.t.Made(s.pos))
 	for n := s.pos.Step; n >= 1 && len(out) < maxChoiceHints; n-- {
-		cs := s.tr.step(n).Choices
-		if n == s.pos.Step && s.pos.inside() {
-			cs = cs[:s.pos.Choice+1]
+		cs := s.tr.t.Made(engine.After(n))
+		if n == s.pos.Step {
+			cs = s.tr.t.Made(s.pos)
 		}
 		for i := len(cs) - 1; i >= 0 && len(out) < maxChoiceHints; i-- {
-			at, _ := engine.ParseSite(cs[i].Site) // sent split, so the editor parses nothing
-			out = append(out, choiceHint{Step: n, Choice: i, Site: cs[i].Site, File: at.File, Line: at.Line, Value: cs[i].Value, N: cs[i].N})
+			at, _ := s.sourceLine(cs[i].Site) // split and resolved to the editor's path: the extension compares strings
+			out = append(out, choiceHint{Step: n, Choice: i + 1, Site: cs[i].Site, File: at.File, Line: at.Line, Value: cs[i].Value, N: cs[i].N})
 		}
 	}
-	for n := 1; n <= s.pos.Step; n++ {
+	for n := 1; n < s.pos.Step; n++ {
 		total += len(s.tr.step(n).Choices)
-	}
-	if s.pos.inside() {
-		total -= len(s.tr.step(s.pos.Step).Choices) - s.pos.Choice - 1
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]

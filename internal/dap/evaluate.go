@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/tracefmt"
+
 	"github.com/google/go-dap"
 )
 
@@ -26,7 +28,7 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 	if !ok {
 		p = s.pos
 	}
-	e, err := s.envAt(p.shown())
+	e, err := s.envAt(p.Shown())
 	if err != nil {
 		s.sendError(&req.Request, errStore, "evaluate: "+err.Error())
 		return
@@ -65,7 +67,7 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 
 // actingPath rewrites a Go expression from handler code (recv.field...) to start at the
 // process acting at p, or returns "".
-func (s *Session) actingPath(code string, p position) string {
+func (s *Session) actingPath(code string, p engine.Cursor) string {
 	if p.Step == 0 {
 		return ""
 	}

@@ -12,13 +12,13 @@ import (
 
 // The heap graph is the one view that needs the code: the store has the flattened state, not
 // the objects and pointers. The session's service.Replayer keeps a worker with the trace open and
-// asks it for the view of a position. Requests for it run off the session goroutine, since
+// asks it for the view of a engine.Cursor. Requests for it run off the session goroutine, since
 // opening a long trace re-runs it.
 
 // maxGraphBytes bounds a graph sent over DAP; larger ones are for the views server.
 const maxGraphBytes = 1 << 20
 
-// cmcGraph answers with the heap graph of the current position (or {step}) when it is small.
+// cmcGraph answers with the heap graph of the current engine.Cursor (or {step}) when it is small.
 func (s *Session) cmcGraph(req *customRequest) (any, error) {
 	var a struct {
 		Step *int `json:"step"`
@@ -34,7 +34,7 @@ func (s *Session) cmcGraph(req *customRequest) (any, error) {
 		if *a.Step < 0 || *a.Step > s.tr.len() {
 			return nil, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", *a.Step, s.tr.len())
 		}
-		p = after(*a.Step)
+		p = engine.After(*a.Step)
 	}
 	if s.launch == nil || s.launch.Program == "" {
 		return nil, errors.New(`the heap graph re-runs the trace in the model's code: give "program" in the launch configuration`)
@@ -55,7 +55,7 @@ func (s *Session) cmcGraph(req *customRequest) (any, error) {
 // deferred is the body of a custom request answered later, by another goroutine.
 type deferred struct{}
 
-func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine.Trace, p position) (any, error) {
+func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine.Trace, p engine.Cursor) (any, error) {
 	ctx := context.Background()
 	if b == nil {
 		var err error
@@ -69,7 +69,7 @@ func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine
 		})
 	}
 	s.replay.SetDeadline(c.Deadline)
-	v, err := s.replay.View(ctx, b, id, t, p.replay())
+	v, err := s.replay.View(ctx, b, id, t, p)
 	if err != nil {
 		return nil, err
 	}

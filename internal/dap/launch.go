@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
 	"github.com/cmc-go/cmc/tracefmt"
@@ -72,6 +73,11 @@ func (s *Session) launched(req *dap.Request, c *launchConfig, p *prepared, err e
 		s.db.Close()
 	}
 	s.db, s.build = p.db, p.build
+	if p.pkg != nil {
+		s.files.setRoots(c.Cwd, p.pkg.Dir, p.pkg.Module)
+	} else {
+		s.files.setRoots(c.Cwd, "", "")
+	}
 	first := req.Command == "launch"
 	if first {
 		s.send(&dap.InitializedEvent{Event: event("initialized")})
@@ -208,7 +214,7 @@ func (s *Session) viewsGoto(id int64, step int) {
 func (s *Session) show(tr *trace) {
 	s.closeTrace()
 	s.tr = tr
-	s.pos = after(0)
+	s.pos = engine.After(0)
 	s.stopped = false
 	s.bps.verify(s)
 }
@@ -237,9 +243,9 @@ func (s *Session) firstStop(onEntry bool) {
 	v := s.tr.t.Violation
 	switch {
 	case onEntry || v == nil:
-		s.stopAt(after(0), "entry", "", nil)
+		s.stopAt(engine.After(0), "entry", "", nil)
 	default:
-		s.stopAt(s.tr.end(), "exception", tracefmt.Violation(v), nil)
+		s.stopAt(s.tr.t.End(), "exception", tracefmt.Violation(v), nil)
 	}
 }
 
@@ -271,7 +277,7 @@ func (s *Session) onRestart(req *dap.RestartRequest) {
 	}
 	if c.Trace != 0 && s.tr != nil && s.tr.id == c.Trace {
 		s.send(&dap.RestartResponse{Response: response(&req.Request)})
-		s.stopAt(after(0), "entry", "", nil)
+		s.stopAt(engine.After(0), "entry", "", nil)
 		return
 	}
 	s.closeTrace()

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/tracefmt"
+
+	"github.com/cmc-go/cmc/engine"
 	"github.com/google/go-dap"
 )
 

@@ -5,21 +5,22 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/engine"
 )
 
-// continue and reverseContinue walk the trace position by position, forward or back, and stop
-// at the first position where a breakpoint hits. A walk with no breakpoint to check costs
+// continue and reverseContinue walk the trace engine.Cursor by engine.Cursor, forward or back, and stop
+// at the first engine.Cursor where a breakpoint hits. A walk with no breakpoint to check costs
 // nothing but the walk; conditions read the state only where their breakpoint matches.
 
-// run walks from the current position and stops at the first hit, or at the end it reaches.
+// run walks from the current engine.Cursor and stops at the first hit, or at the end it reaches.
 func (s *Session) run(forward bool) {
 	p := s.pos
 	for {
 		var ok bool
 		if forward {
-			p, ok = s.tr.next(p)
+			p, ok = s.tr.t.StepIn(p)
 		} else {
-			p, ok = s.tr.prev(p)
+			p, ok = s.tr.t.StepInBack(p)
 		}
 		if !ok {
 			break
@@ -30,22 +31,22 @@ func (s *Session) run(forward bool) {
 		}
 	}
 	if forward {
-		s.stopAt(s.tr.end(), "step", "end of trace", nil)
+		s.stopAt(s.tr.t.End(), "step", "end of trace", nil)
 	} else {
-		s.stopAt(after(0), "entry", "start of trace", nil)
+		s.stopAt(engine.After(0), "entry", "start of trace", nil)
 	}
 }
 
 // hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that fails to
 // evaluate stops too, with the error as the text.
-func (s *Session) hitsAt(p position) (hits []int, reason, text string) {
+func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason, text string) {
 	if p.Step == 0 {
 		return nil, "", ""
 	}
 	st := s.tr.step(p.Step)
 	try := func(b *bp, why string) bool {
 		if b.cond != "" {
-			e, err := s.envAt(p.shown())
+			e, err := s.envAt(p.Shown())
 			if err != nil {
 				text = "condition: " + err.Error()
 				return true
@@ -75,8 +76,8 @@ func (s *Session) hitsAt(p position) (hits []int, reason, text string) {
 		}
 		return false
 	}
-	if p.inside() {
-		for _, b := range s.bps.bySite[st.Choices[p.Choice].Site] {
+	if c := s.tr.t.Call(p); c != nil {
+		for _, b := range s.bps.bySite[c.Site] {
 			if try(&b.bp, "breakpoint") {
 				return nil, "breakpoint", text
 			}
@@ -118,8 +119,8 @@ func changes(cs []canon.Change, path string) bool {
 var braces = regexp.MustCompile(`\{[^{}]+\}`)
 
 // interpolate fills a log message's {expression} parts from the state at p.
-func (s *Session) interpolate(msg string, p position) string {
-	e, err := s.envAt(p.shown())
+func (s *Session) interpolate(msg string, p engine.Cursor) string {
+	e, err := s.envAt(p.Shown())
 	if err != nil {
 		return msg + " (" + err.Error() + ")"
 	}

@@ -15,30 +15,30 @@ import (
 // timeline that can be clicked. The acting thread shows the whole trace; every other thread
 // shows only its own steps.
 
-// Frame ids encode the position they show: 2*step+1 after a step, 2*step+2 inside it (the top
+// Frame ids encode the engine.Cursor they show: 2*step+1 after a step, 2*step+2 inside it (the top
 // frame, at the current Choose).
-func frameID(p position) int {
-	if p.inside() {
+func frameID(p engine.Cursor) int {
+	if p.Inside() {
 		return 2*p.Step + 2
 	}
 	return 2*p.Step + 1
 }
 
-// framePos decodes a frame id; 0 is the current position.
-func (s *Session) framePos(id int) (position, bool) {
+// framePos decodes a frame id; 0 is the current engine.Cursor.
+func (s *Session) framePos(id int) (engine.Cursor, bool) {
 	switch {
 	case id == 0:
 		return s.pos, true
 	case id < 0 || (id-1)/2 > s.tr.len():
-		return position{}, false
+		return engine.Cursor{}, false
 	case id%2 == 0:
 		step := (id - 2) / 2
-		if s.pos.inside() && s.pos.Step == step {
+		if s.pos.Inside() && s.pos.Step == step {
 			return s.pos, true
 		}
-		return position{}, false
+		return engine.Cursor{}, false
 	}
-	return after((id - 1) / 2), true
+	return engine.After((id - 1) / 2), true
 }
 
 func (s *Session) onThreads(req *dap.ThreadsRequest) {
@@ -63,24 +63,24 @@ func (s *Session) onStackTrace(req *dap.StackTraceRequest) {
 	}
 	a := req.Arguments
 	var total int
-	var at func(i int) position // the i-th frame from the top
+	var at func(i int) engine.Cursor // the i-th frame from the top
 	if a.ThreadId == s.tr.threadOf(s.pos) || a.ThreadId > len(s.tr.procs) {
 		total = s.pos.Step + 1
-		at = func(i int) position {
+		at = func(i int) engine.Cursor {
 			if i == 0 {
 				return s.pos
 			}
-			return after(s.pos.Step - i)
+			return engine.After(s.pos.Step - i)
 		}
 	} else {
 		steps := s.tr.procSteps[s.tr.procs[a.ThreadId-1]]
 		n := sort.SearchInts(steps, s.pos.Step+1) // its steps up to the current one
 		total = n + 1
-		at = func(i int) position {
+		at = func(i int) engine.Cursor {
 			if i == n {
-				return after(0)
+				return engine.After(0)
 			}
-			return after(steps[n-1-i])
+			return engine.After(steps[n-1-i])
 		}
 	}
 	start := min(max(a.StartFrame, 0), total)
@@ -102,9 +102,9 @@ func (s *Session) onStackTrace(req *dap.StackTraceRequest) {
 // 4 MiB limit.
 const maxFrames = 2000
 
-// frame describes the frame of a position: the step's name and its handler's line, or the
+// frame describes the frame of a engine.Cursor: the step's name and its handler's line, or the
 // Choose call's line inside it.
-func (s *Session) frame(p position) dap.StackFrame {
+func (s *Session) frame(p engine.Cursor) dap.StackFrame {
 	f := dap.StackFrame{Id: frameID(p)}
 	if p.Step == 0 {
 		f.Name = "#0 initial state"
@@ -114,12 +114,11 @@ func (s *Session) frame(p position) dap.StackFrame {
 	st := s.tr.step(p.Step)
 	f.Name = stepName(p.Step, st)
 	site := st.Site
-	if p.inside() {
-		c := st.Choices[p.Choice]
+	if c := s.tr.t.Call(p); c != nil {
 		site = c.Site
 		f.Name += fmt.Sprintf(" › Choose(%d) = %d", c.N, c.Value)
 	}
-	if at, ok := engine.ParseSite(site); ok {
+	if at, ok := s.sourceLine(site); ok {
 		f.Source = &dap.Source{Name: filepath.Base(at.File), Path: at.File}
 		f.Line, f.Column = at.Line, 1
 	}
@@ -165,7 +164,7 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 		s.sendError(&req.Request, errBadArgs, fmt.Sprintf("scopes: frame %d is not on the stack now", req.Arguments.FrameId))
 		return
 	}
-	st, err := s.stateAt(p.shown())
+	st, err := s.stateAt(p.Shown())
 	if err != nil {
 		s.sendError(&req.Request, errStore, "scopes: "+err.Error())
 		return
@@ -182,7 +181,7 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 	if p.Step > 0 {
 		step := s.tr.step(p.Step)
 		add("Choices", "arguments", handle{kind: hChoices, pos: p}, len(s.choiceVars(p)))
-		if !p.inside() {
+		if !p.Inside() {
 			add("Changes", "", handle{kind: hChanges, pos: p}, len(step.Changes))
 			if len(step.Notes) > 0 {
 				add("Messages", "", handle{kind: hNotes, pos: p}, len(step.Notes))

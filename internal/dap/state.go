@@ -6,7 +6,6 @@ import (
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
-	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
 )
@@ -18,7 +17,7 @@ type state struct {
 	launch     *launchConfig
 	db         *store.Store
 	tr         *trace           // nil until a trace is loaded
-	pos        position         // where the user is in tr
+	pos        engine.Cursor    // where the user is in tr
 	stopped    bool             // a stopped event was sent for pos
 	configured bool             // configurationDone arrived
 	pending    func()           // the first stop, waiting for configurationDone
@@ -30,41 +29,15 @@ type state struct {
 	cache   stateCache // states of recently shown steps
 	bps     breakpoints
 	progs   programs
-	gotos   []position       // the last gotoTargets, by target id - 1
+	gotos   []engine.Cursor  // the last gotoTargets, by target id - 1
 	replay  service.Replayer // a worker re-running the trace, for heap graphs
+	files   sourceFiles      // the editor's path of each recorded file
 }
 
 func (st *state) init() {
 	st.cache = stateCache{}
 	st.progs = programs{}
 	st.bps.init()
-}
-
-// A position is a place in a trace: after step Step (0: the initial state), or inside step Step
-// at its Choose call number Choice (the state then is the one before the step).
-type position struct {
-	Step   int
-	Choice int // -1: after the step
-}
-
-func after(step int) position { return position{Step: step, Choice: -1} }
-
-func (p position) inside() bool { return p.Choice >= 0 }
-
-// replay is the position as replay numbers it: Choose calls from 1, 0 after the step.
-func (p position) replay() replay.Position {
-	if p.inside() {
-		return replay.Position{Step: p.Step, Choice: p.Choice + 1}
-	}
-	return replay.Position{Step: p.Step}
-}
-
-// shown is the step whose state the position shows.
-func (p position) shown() int {
-	if p.inside() {
-		return p.Step - 1
-	}
-	return p.Step
 }
 
 // A trace is a loaded trace with indexes the requests need.
@@ -86,19 +59,27 @@ func newTrace(id int64, t *engine.Trace) *trace {
 		tr.procSteps[s.Proc] = append(tr.procSteps[s.Proc], i+1)
 	}
 	seen := map[string]bool{}
+	if t.Procs != nil { // recorded, in the model's order
+		tr.procs = slices.Clone(t.Procs)
+		for _, p := range t.Procs {
+			seen[p] = true
+		}
+	}
 	for _, l := range t.Init {
 		r := canon.Path(l.Path).Root()
 		if seen[r] {
 			continue
 		}
 		seen[r] = true
-		if !slices.Contains(t.Env, r) && (t.Env != nil || acts[r]) {
+		// A trace stored before Procs: the processes are the roots not in Env (those that act,
+		// when it has no Env either).
+		if t.Procs == nil && !slices.Contains(t.Env, r) && (t.Env != nil || acts[r]) {
 			tr.procs = append(tr.procs, r)
 		} else {
 			tr.envs = append(tr.envs, r)
 		}
 	}
-	for _, s := range t.Steps { // a process with no state of its own
+	for _, s := range t.Steps { // a process with no state of its own, in an old trace
 		if !seen[s.Proc] {
 			seen[s.Proc] = true
 			tr.procs = append(tr.procs, s.Proc)
@@ -116,11 +97,8 @@ func (tr *trace) len() int { return len(tr.t.Steps) }
 // step returns step n (1-based).
 func (tr *trace) step(n int) *engine.Step { return &tr.t.Steps[n-1] }
 
-// end is the last position.
-func (tr *trace) end() position { return after(tr.len()) }
-
-// threadOf is the thread of the process that acts at a position (the first at the start).
-func (tr *trace) threadOf(p position) int {
+// threadOf is the thread of the process that acts at a engine.Cursor (the first at the start).
+func (tr *trace) threadOf(p engine.Cursor) int {
 	if p.Step == 0 || len(tr.procs) == 0 {
 		return 1
 	}
@@ -128,36 +106,6 @@ func (tr *trace) threadOf(p position) int {
 		return id
 	}
 	return 1
-}
-
-// next returns the position after p, and false at the end of the trace.
-func (tr *trace) next(p position) (position, bool) {
-	switch {
-	case p.inside() && p.Choice+1 < len(tr.step(p.Step).Choices):
-		return position{p.Step, p.Choice + 1}, true
-	case p.inside():
-		return after(p.Step), true
-	case p.Step >= tr.len():
-		return p, false
-	case len(tr.step(p.Step+1).Choices) > 0:
-		return position{p.Step + 1, 0}, true
-	}
-	return after(p.Step + 1), true
-}
-
-// prev returns the position before p, and false at the start.
-func (tr *trace) prev(p position) (position, bool) {
-	switch {
-	case p.inside() && p.Choice > 0:
-		return position{p.Step, p.Choice - 1}, true
-	case p.inside():
-		return after(p.Step - 1), true
-	case p.Step == 0:
-		return p, false
-	case len(tr.step(p.Step).Choices) > 0:
-		return position{p.Step, len(tr.step(p.Step).Choices) - 1}, true
-	}
-	return after(p.Step - 1), true
 }
 
 // A shownState is the state after one step: its leaves, its tree, and (when an expression
@@ -185,7 +133,7 @@ func (s *Session) stateAt(n int) (*shownState, error) {
 	}
 	if len(s.cache) >= stateCacheSize {
 		for k := range s.cache {
-			if k != s.pos.shown() {
+			if k != s.pos.Shown() {
 				delete(s.cache, k)
 				break
 			}

@@ -3,7 +3,9 @@ package dap
 import (
 	"fmt"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/tracefmt"
+
 	"github.com/google/go-dap"
 )
 
@@ -14,15 +16,15 @@ import (
 // source line; cmc/gotoStep jumps to a step by number.
 
 // stopAt moves to p and tells the client. Variable references from earlier stops die here.
-func (s *Session) stopAt(p position, reason, text string, hits []int) {
+func (s *Session) stopAt(p engine.Cursor, reason, text string, hits []int) {
 	s.pos = p
 	s.stopped = true
 	s.handles.reset()
 	s.log.Debug("stop", "trace", s.tr.id, "step", p.Step, "choice", p.Choice, "reason", reason)
 	if s.views != nil {
-		s.views.Show(s.tr.id, p.shown())
+		s.views.Show(s.tr.id, p.Shown())
 	}
-	if v := s.tr.t.Violation; v != nil && p == s.tr.end() && (reason == "step" || reason == "goto") {
+	if v := s.tr.t.Violation; v != nil && p == s.tr.t.End() && (reason == "step" || reason == "goto") {
 		reason, text = "exception", tracefmt.Violation(v)
 	}
 	e := &dap.StoppedEvent{Event: event("stopped")}
@@ -31,37 +33,24 @@ func (s *Session) stopAt(p position, reason, text string, hits []int) {
 	s.send(e)
 }
 
-func describe(reason string, p position) string {
+func describe(reason string, p engine.Cursor) string {
 	switch reason {
 	case "exception":
 		return "Violation"
 	case "entry":
 		return "Initial state"
 	}
-	if p.inside() {
+	if p.Inside() {
 		return fmt.Sprintf("Step %d, Choose #%d", p.Step, p.Choice)
 	}
 	return fmt.Sprintf("Step %d", p.Step)
-}
-
-// endOfStep is where next and step out go: the end of the step the session is inside, or else the
-// end of the next step (the trace's end stays where it is).
-func (s *Session) endOfStep() position {
-	p := s.pos
-	switch {
-	case p.inside():
-		p = after(p.Step)
-	case p.Step < s.tr.len():
-		p = after(p.Step + 1)
-	}
-	return p
 }
 
 func (s *Session) onNext(req *dap.NextRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
-	p := s.endOfStep()
+	p, _ := s.tr.t.StepOver(s.pos) // at the end of the trace, stays there
 	s.send(&dap.NextResponse{Response: response(&req.Request)})
 	s.stopAt(p, "step", s.endText(p), nil)
 }
@@ -70,7 +59,7 @@ func (s *Session) onStepIn(req *dap.StepInRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
-	p, _ := s.tr.next(s.pos)
+	p, _ := s.tr.t.StepIn(s.pos)
 	s.send(&dap.StepInResponse{Response: response(&req.Request)})
 	s.stopAt(p, "step", s.endText(p), nil)
 }
@@ -79,7 +68,7 @@ func (s *Session) onStepOut(req *dap.StepOutRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
-	p := s.endOfStep()
+	p, _ := s.tr.t.StepOver(s.pos)
 	s.send(&dap.StepOutResponse{Response: response(&req.Request)})
 	s.stopAt(p, "step", s.endText(p), nil)
 }
@@ -88,13 +77,7 @@ func (s *Session) onStepBack(req *dap.StepBackRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
-	p := s.pos
-	switch {
-	case p.inside():
-		p = after(p.Step - 1)
-	case p.Step > 0:
-		p = after(p.Step - 1)
-	}
+	p, _ := s.tr.t.StepBack(s.pos)
 	s.send(&dap.StepBackResponse{Response: response(&req.Request)})
 	reason := "step"
 	if p.Step == 0 {
@@ -104,8 +87,8 @@ func (s *Session) onStepBack(req *dap.StepBackRequest) {
 }
 
 // endText says when a step could not move because the trace ends there.
-func (s *Session) endText(p position) string {
-	if p == s.pos && p == s.tr.end() {
+func (s *Session) endText(p engine.Cursor) string {
+	if p == s.pos && p == s.tr.t.End() {
 		return "end of trace"
 	}
 	return ""
@@ -150,7 +133,7 @@ func (s *Session) onRestartFrame(req *dap.RestartFrameRequest) {
 		return
 	}
 	s.send(&dap.RestartFrameResponse{Response: response(&req.Request)})
-	s.stopAt(after(max(p.Step-1, 0)), "restart", "", nil)
+	s.stopAt(engine.After(max(p.Step-1, 0)), "restart", "", nil)
 }
 
 // gotoTargets lists the steps that run a source line: its handler or a Choose call there.
@@ -159,17 +142,20 @@ func (s *Session) onGotoTargets(req *dap.GotoTargetsRequest) {
 		return
 	}
 	a := req.Arguments
+	if s.files.saw(a.Source.Path) {
+		s.bps.verify(s) // the new path may change which editor file a recorded one is
+	}
 	s.gotos = s.gotos[:0]
 	r := &dap.GotoTargetsResponse{Response: response(&req.Request)}
 	r.Body.Targets = []dap.GotoTarget{}
 	for n := 1; n <= s.tr.len() && len(s.gotos) < maxGotoTargets; n++ {
 		st := s.tr.step(n)
-		if s.tr.sites.atLine(st.Site, a.Source.Path, a.Line) {
-			s.gotos = append(s.gotos, after(n))
+		if s.atLine(st.Site, a.Source.Path, a.Line) {
+			s.gotos = append(s.gotos, engine.After(n))
 		}
 		for i, c := range st.Choices {
-			if s.tr.sites.atLine(c.Site, a.Source.Path, a.Line) {
-				s.gotos = append(s.gotos, position{n, i})
+			if s.atLine(c.Site, a.Source.Path, a.Line) {
+				s.gotos = append(s.gotos, engine.Cursor{Step: n, Choice: i + 1})
 			}
 		}
 	}
@@ -200,6 +186,6 @@ func (s *Session) gotoStep(n int) error {
 	if n < 0 || n > s.tr.len() {
 		return fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
 	}
-	s.stopAt(after(n), "goto", "", nil)
+	s.stopAt(engine.After(n), "goto", "", nil)
 	return nil
 }

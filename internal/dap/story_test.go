@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,9 +105,16 @@ func TestStory(t *testing.T) {
 	daptest.ExpectStopped(t, c, "goto")
 	c.StepInRequest(1)
 	daptest.Expect[*dap.StepInResponse](t, c)
-	daptest.ExpectStopped(t, c, "step")
-	if top := stack(t, c, 1)[0]; top.Line != chooseLine || !strings.Contains(top.Name, "Choose(2) = 0") {
+	// Choose calls count from 1, as replay and the CLI count them (engine.Cursor).
+	if e := daptest.ExpectStopped(t, c, "step"); e.Body.Description != "Step 1, Choose #1" {
+		t.Fatalf("stopped inside step 1: %q", e.Body.Description)
+	}
+	top := stack(t, c, 1)[0]
+	if top.Line != chooseLine || !strings.Contains(top.Name, "Choose(2) = 0") {
 		t.Fatalf("inside step 1: %+v", top)
+	}
+	if ch := vars(t, c, scopeRefs(t, c, top.Id)["Choices"]); len(ch) != 1 || ch[fmt.Sprintf("#1 relay.go:%d", chooseLine)].Value != "0" {
+		t.Fatalf("choices inside step 1: %+v", ch)
 	}
 	// 12 >> stepOut: after #1; >> continue: the Choose breakpoint is behind, so to the end (the violation)
 	c.StepOutRequest(1)
@@ -211,10 +219,10 @@ func TestStory(t *testing.T) {
 	}
 	c.Send("cmc/choices", nil)
 	var choices struct {
-		Choices []struct{ Step, Line, Value, N int }
+		Choices []struct{ Step, Choice, Line, Value, N int }
 	}
 	daptest.ExpectCustom(t, c, "cmc/choices", &choices)
-	if len(choices.Choices) != 1 || choices.Choices[0].Line != chooseLine || choices.Choices[0].N != 2 {
+	if len(choices.Choices) != 1 || choices.Choices[0].Line != chooseLine || choices.Choices[0].N != 2 || choices.Choices[0].Choice != 1 {
 		t.Fatalf("choices %+v", choices)
 	}
 	// 20 >> disconnect, << disconnect

@@ -24,7 +24,7 @@ const (
 
 type handle struct {
 	kind handleKind
-	pos  position // the frame
+	pos  engine.Cursor // the frame
 	node *node
 }
 
@@ -48,7 +48,7 @@ func (h *handles) reset() { h.list = h.list[:0] }
 const summaryWidth = 80
 
 // variable describes a state node as a DAP variable.
-func (s *Session) variable(n *node, pos position) dap.Variable {
+func (s *Session) variable(n *node, pos engine.Cursor) dap.Variable {
 	v := dap.Variable{Name: n.name, EvaluateName: exprPath(n.path)}
 	if n.leaf {
 		v.Value = n.value
@@ -108,18 +108,15 @@ func page[T any](items []T, start, count int) []T {
 	return items[start:min(start+count, len(items))]
 }
 
-// choiceVars lists a step's Choose calls: those made so far when the position is inside it.
-func (s *Session) choiceVars(p position) []dap.Variable {
+// choiceVars lists a step's Choose calls: those made so far when the engine.Cursor is inside it.
+func (s *Session) choiceVars(p engine.Cursor) []dap.Variable {
 	if p.Step == 0 {
 		return nil
 	}
-	cs := s.tr.step(p.Step).Choices
-	if p.inside() {
-		cs = cs[:p.Choice+1]
-	}
+	cs := s.tr.t.Made(p)
 	out := make([]dap.Variable, len(cs))
 	for i, c := range cs {
-		name := fmt.Sprintf("#%d", i)
+		name := fmt.Sprintf("#%d", i+1)
 		if at, ok := engine.ParseSite(c.Site); ok {
 			name += fmt.Sprintf(" %s:%d", filepath.Base(at.File), at.Line)
 		}
@@ -133,8 +130,8 @@ func (s *Session) choiceVars(p position) []dap.Variable {
 }
 
 // changeVars lists what a step changed, as path: old → new. Inside a step nothing changed yet.
-func (s *Session) changeVars(p position) []dap.Variable {
-	if p.Step == 0 || p.inside() {
+func (s *Session) changeVars(p engine.Cursor) []dap.Variable {
+	if p.Step == 0 || p.Inside() {
 		return nil
 	}
 	cs := s.tr.step(p.Step).Changes
@@ -155,8 +152,8 @@ func (s *Session) changeVars(p position) []dap.Variable {
 }
 
 // noteVars lists a step's notes: messages sent, delivered, lost, duplicated.
-func (s *Session) noteVars(p position) []dap.Variable {
-	if p.Step == 0 || p.inside() {
+func (s *Session) noteVars(p engine.Cursor) []dap.Variable {
+	if p.Step == 0 || p.Inside() {
 		return nil
 	}
 	ns := s.tr.step(p.Step).Notes

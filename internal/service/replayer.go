@@ -77,7 +77,7 @@ func (r *Replayer) openLocked(ctx context.Context, p *Program, id int64, t *engi
 
 // View returns the view at position at of trace id (t), opening it first when another is open. A
 // position at or past the step where the trace diverged is the *replay.Divergence.
-func (r *Replayer) View(ctx context.Context, p *Program, id int64, t *engine.Trace, at replay.Position) (*replay.View, error) {
+func (r *Replayer) View(ctx context.Context, p *Program, id int64, t *engine.Trace, at engine.Cursor) (*replay.View, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.openLocked(ctx, p, id, t, Replay{}); err != nil {

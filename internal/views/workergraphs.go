@@ -9,7 +9,6 @@ import (
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
-	"github.com/cmc-go/cmc/replay"
 )
 
 // WorkerGraphs makes real heap graphs: it builds the user's package (as check does) and replays
@@ -38,7 +37,7 @@ func (p *WorkerGraphs) Graph(ctx context.Context, id int64, t *engine.Trace, ste
 	if err != nil {
 		return nil, err
 	}
-	v, err := p.r.View(ctx, prog, id, t, replay.Position{Step: step})
+	v, err := p.r.View(ctx, prog, id, t, engine.After(step))
 	if err != nil {
 		return nil, fmt.Errorf("replay trace %d to step %d: %w", id, step, err)
 	}

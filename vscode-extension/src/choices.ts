@@ -2,49 +2,20 @@
 // current step, and on hover, every value one site took along the trace so far. The data comes
 // from cmcdap's cmc/choices request; this file only shapes it.
 
-/** One Choose call of the trace: in which step, where ("file:line"), the value and of how many. */
+/**
+ * One Choose call of the trace: in which step, where, the value and of how many. cmcdap sends
+ * the site's file already resolved to this editor's path (internal/dap/sites.go decides which
+ * local file a recorded one is, and verifies breakpoints by the same decision), so a document is
+ * the site's file exactly when the paths are equal.
+ */
 export interface Choice {
   step: number;
   site: string;
   value: number;
   n: number;
-  /** The site's file and 1-based line, when cmcdap splits them itself. */
-  file?: string;
-  line?: number;
-}
-
-/** Where a Choose call is: its file and 1-based line. */
-export function whereOf(c: Choice): { file: string; line: number } | undefined {
-  if (typeof c.file === 'string' && c.file !== '' && typeof c.line === 'number') return { file: c.file, line: c.line };
-  return parseSite(c.site);
-}
-
-/** A site split into its file and 1-based line. */
-export function parseSite(site: string): { file: string; line: number } | undefined {
-  const m = /^(.*?):(\d+)(?::\d+)?$/.exec(site);
-  if (!m || m[1] === '') return undefined;
-  return { file: m[1], line: Number(m[2]) };
-}
-
-function components(p: string): string[] {
-  return p.split(/[\\/]+/).filter((c) => c !== '' && c !== '.');
-}
-
-/**
- * sameFile says whether a site's file is the document's file. The site is the path the worker
- * was built from, which is the document's own path on this machine; a trace recorded in another
- * checkout still matches when its last two path components (directory and file) agree, and a
- * relative site matches as a suffix.
- */
-export function sameFile(siteFile: string, docPath: string): boolean {
-  const a = components(siteFile);
-  const b = components(docPath);
-  if (a.length === 0 || b.length === 0) return false;
-  if (a.join('/') === b.join('/')) return true;
-  let k = 0;
-  while (k < a.length && k < b.length && a[a.length - 1 - k] === b[b.length - 1 - k]) k++;
-  const relative = !(siteFile.startsWith('/') || /^[A-Za-z]:[\\/]/.test(siteFile));
-  return k === a.length ? relative || k >= 2 : k >= 2;
+  /** The site's file as this editor names it, and its 1-based line. */
+  file: string;
+  line: number;
 }
 
 export function valueText(c: Pick<Choice, 'value' | 'n'>): string {
@@ -62,9 +33,8 @@ export function inlineChoices(choices: readonly Choice[], step: number, docPath:
   const byLine = new Map<number, string[]>();
   for (const c of choices) {
     if (c.step !== step) continue;
-    const s = whereOf(c);
-    if (!s || !sameFile(s.file, docPath)) continue;
-    const line = s.line - 1;
+    if (c.file !== docPath) continue;
+    const line = c.line - 1;
     const vals = byLine.get(line) ?? [];
     vals.push(valueText(c));
     byLine.set(line, vals);
@@ -81,13 +51,10 @@ export const hoverRows = 40;
  * when no Choose call at that line ran.
  */
 export function hoverMarkdown(choices: readonly Choice[], docPath: string, line: number, currentStep?: number): string | undefined {
-  const here = choices.filter((c) => {
-    const s = whereOf(c);
-    return s !== undefined && s.line - 1 === line && sameFile(s.file, docPath);
-  });
+  const here = choices.filter((c) => c.line - 1 === line && c.file === docPath);
   if (here.length === 0) return undefined;
   here.sort((x, y) => x.step - y.step);
-  const name = baseName(whereOf(here[0])!.file);
+  const name = baseName(here[0].file);
   const calls = here.length === 1 ? '1 call' : `${here.length} calls`;
   const upTo = currentStep !== undefined ? ` up to step ${currentStep}` : '';
   const out = [`**cmc.Choose** at \`${name}:${line + 1}\`: ${calls} along the trace${upTo}`, ''];
@@ -101,7 +68,7 @@ export function hoverMarkdown(choices: readonly Choice[], docPath: string, line:
 }
 
 function baseName(p: string): string {
-  const parts = components(p);
+  const parts = p.split(/[\\/]+/).filter((c) => c !== '');
   return parts[parts.length - 1] ?? p;
 }
 
@@ -114,16 +81,17 @@ export function listOf<T>(body: unknown, key: string): T[] {
   return [];
 }
 
-/** The choices of a cmc/choices response, with malformed entries dropped. */
+/** The choices of a cmc/choices response, with malformed entries (no file and line) dropped. */
 export function choicesOf(body: unknown): Choice[] {
   return listOf<Record<string, unknown>>(body, 'choices')
-    .filter((c) => c && typeof c.site === 'string' && typeof c.value === 'number' && typeof c.step === 'number')
-    .map((c) => {
-      const out: Choice = { step: c.step as number, site: c.site as string, value: c.value as number, n: typeof c.n === 'number' ? c.n : 0 };
-      if (typeof c.file === 'string' && typeof c.line === 'number') {
-        out.file = c.file;
-        out.line = c.line;
-      }
-      return out;
-    });
+    .filter((c) => c && typeof c.site === 'string' && typeof c.value === 'number' && typeof c.step === 'number' &&
+      typeof c.file === 'string' && c.file !== '' && typeof c.line === 'number')
+    .map((c) => ({
+      step: c.step as number,
+      site: c.site as string,
+      value: c.value as number,
+      n: typeof c.n === 'number' ? c.n : 0,
+      file: c.file as string,
+      line: c.line as number,
+    }));
 }

@@ -14,10 +14,6 @@ function enabled(): boolean {
   return vscode.workspace.getConfiguration('cmc').get<boolean>('inlineChoices', true);
 }
 
-function samePath(a: string | undefined, b: string): boolean {
-  return a !== undefined && a.replace(/\\/g, '/') === b.replace(/\\/g, '/');
-}
-
 export class ChoiceValues implements vscode.InlineValuesProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly refresh = new vscode.EventEmitter<void>();
   readonly onDidChangeInlineValues = this.refresh.event;
@@ -79,7 +75,7 @@ export class ChoiceValues implements vscode.InlineValuesProvider, vscode.HoverPr
     const framePath = c.focusedFrame()?.path;
     for (const e of editors) {
       const file = e.document.uri.fsPath;
-      if (samePath(framePath, file)) {
+      if (framePath === file) { // cmcdap names frames' files as the editor does
         e.setDecorations(this.decoration, []); // the inline values provider shows these
         continue;
       }

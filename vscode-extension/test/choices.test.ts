@@ -1,34 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Choice, choicesOf, hoverMarkdown, hoverRows, inlineChoices, parseSite, sameFile } from '../src/choices';
+import { Choice, choicesOf, hoverMarkdown, hoverRows, inlineChoices } from '../src/choices';
 
 const router = '/w/examples/aodv/router.go';
 const net = '/w/env/network.go';
+// cmcdap sends each site's file as the editor's path and its line (internal/dap/sites.go).
+const at = (file: string, line: number) => ({ site: `${file}:${line}`, file, line });
 const trace: Choice[] = [
-  { step: 1, site: `${net}:70`, value: 0, n: 2 },
-  { step: 2, site: `${net}:70`, value: 1, n: 2 },
-  { step: 2, site: `${router}:42`, value: 2, n: 3 },
-  { step: 2, site: `${router}:42`, value: 0, n: 3 },
-  { step: 2, site: `${router}:50`, value: 1, n: 4 },
-  { step: 3, site: `${router}:42`, value: 1, n: 3 },
+  { step: 1, ...at(net, 70), value: 0, n: 2 },
+  { step: 2, ...at(net, 70), value: 1, n: 2 },
+  { step: 2, ...at(router, 42), value: 2, n: 3 },
+  { step: 2, ...at(router, 42), value: 0, n: 3 },
+  { step: 2, ...at(router, 50), value: 1, n: 4 },
+  { step: 3, ...at(router, 42), value: 1, n: 3 },
 ];
 
-test('sites split into file and line', () => {
-  assert.deepEqual(parseSite('/a/b.go:12'), { file: '/a/b.go', line: 12 });
-  assert.deepEqual(parseSite('C:\\a\\b.go:7'), { file: 'C:\\a\\b.go', line: 7 });
-  assert.deepEqual(parseSite('/a/b.go:12:3'), { file: '/a/b.go', line: 12 });
-  assert.equal(parseSite('nowhere'), undefined);
-  assert.equal(parseSite(':3'), undefined);
-});
-
-test('a site matches its document, also from another checkout or as a relative path', () => {
-  assert.ok(sameFile(router, router));
-  assert.ok(sameFile('/home/ci/cmc/examples/aodv/router.go', router));
-  assert.ok(sameFile('aodv/router.go', router));
-  assert.ok(sameFile('router.go', router));
-  assert.ok(!sameFile('/x/other/router.go', router));
-  assert.ok(!sameFile(net, router));
-  assert.ok(sameFile('C:\\w\\env\\network.go', 'C:\\w\\env\\network.go'));
+test('a site is a document only by the exact path cmcdap resolved it to', () => {
+  const moved: Choice[] = [{ step: 1, site: '/home/ci/cmc/examples/aodv/router.go:42', file: router, line: 42, value: 1, n: 2 }];
+  assert.deepEqual(inlineChoices(moved, 1, router), [{ line: 41, text: 'Choose → 1 of 2' }]);
+  assert.deepEqual(inlineChoices(moved, 1, '/x/other/router.go'), []);
+  assert.deepEqual(inlineChoices([{ step: 1, ...at('aodv/router.go', 42), value: 1, n: 2 }], 1, router), []);
 });
 
 test('inline values: the step\'s calls, one per line, in call order', () => {
@@ -54,7 +45,7 @@ test('hover lists every value the site took so far and marks the current step', 
 });
 
 test('a long hover keeps the newest rows', () => {
-  const many = Array.from({ length: 100 }, (_, i) => ({ step: i + 1, site: `${router}:42`, value: i % 2, n: 2 }));
+  const many = Array.from({ length: 100 }, (_, i) => ({ step: i + 1, ...at(router, 42), value: i % 2, n: 2 }));
   const md = hoverMarkdown(many, router, 41)!;
   assert.match(md, /^- … 60 earlier calls$/m);
   assert.equal(md.split('\n').filter((l) => /^- step \d+:/.test(l)).length, hoverRows);
@@ -62,14 +53,14 @@ test('a long hover keeps the newest rows', () => {
 });
 
 test('cmcdap\'s own file and line are used when it gives them', () => {
-  const c = choicesOf({ choices: [{ step: 1, choice: 0, site: 'odd:site', file: router, line: 42, value: 1, n: 2 }], total: 1 });
+  const c = choicesOf({ choices: [{ step: 1, choice: 1, site: 'odd:site', file: router, line: 42, value: 1, n: 2 }], total: 1 });
   assert.deepEqual(c, [{ step: 1, site: 'odd:site', file: router, line: 42, value: 1, n: 2 }]);
   assert.deepEqual(inlineChoices(c, 1, router), [{ line: 41, text: 'Choose → 1 of 2' }]);
 });
 
 test('choices are read from a bare list or a body, bad entries dropped', () => {
-  const one = { step: 1, site: 'a.go:1', value: 0, n: 2 };
+  const one = { step: 1, ...at('/a.go', 1), value: 0, n: 2 };
   assert.deepEqual(choicesOf([one]), [one]);
-  assert.deepEqual(choicesOf({ choices: [one, { step: 'x' }, null] }), [one]);
+  assert.deepEqual(choicesOf({ choices: [one, { step: 'x' }, null, { step: 1, site: 'a.go:1', value: 0, n: 2 }] }), [one]);
   assert.deepEqual(choicesOf(undefined), []);
 });
