@@ -2,6 +2,7 @@ package canon
 
 import (
 	"cmp"
+	"fmt"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -15,19 +16,21 @@ import (
 // array again, an append through one writes where the other can see it exactly as in Go, and
 // capacities are Go's.
 //
-// An array is known by the end of the slices' capacity (every slice of an array reaches its end,
-// unless it was made with a full slice expression s[i:j:k]); it starts at the lowest start of its
-// slices. Its elements that no slice's length covers are not state (restored as zero). Finding
-// the arrays needs every slice first, so a component is encoded this way only when its plain
-// encoding found slices sharing memory: a state either has such sharing or not, so its encoding is
-// still canonical. The first byte of every component's encoding says which mode it uses.
+// An array is the memory of the capacities of slices that overlap: slices whose capacities
+// overlap can write what the other sees, and slices whose capacities do not cannot, even if Go
+// allocated them together (s[0:2:2] and s[2:4:4]). Its elements that no slice's length covers are
+// not state (restored as zero). Finding the arrays needs every slice first, so a component is
+// encoded this way only when its plain encoding found slices sharing memory: a state either has
+// such sharing or not, so its encoding is still canonical. The first byte of every component's
+// encoding says which mode it uses.
 
 const (
 	plainMode byte = 0
 	arrayMode byte = 1
 )
 
-// A window is one backing array: the memory its slices cover and the elements they can see.
+// A window is one backing array: the memory its slices' capacities cover and the elements their
+// lengths can see.
 type window struct {
 	lo, end uintptr
 	loPtr   unsafe.Pointer // lo, as a pointer
@@ -44,26 +47,47 @@ func (e *encoder) collectWindow(v reflect.Value, elem *plan) {
 		return
 	}
 	base := uintptr(v.UnsafePointer())
-	end := base + uintptr(c)*size
-	w := e.windows[end]
-	if w == nil {
-		w = &window{lo: base, loPtr: v.UnsafePointer(), end: end, elem: v.Type().Elem(), plan: elem}
-		e.windows[end] = w
-	}
-	if w.elem != v.Type().Elem() {
-		e.fail("slices of %s and of %s share a backing array: such sharing cannot be captured; copy one of them", w.elem, v.Type().Elem())
-	}
-	if base < w.lo {
-		w.lo, w.loPtr = base, v.UnsafePointer()
-	}
+	w := window{lo: base, loPtr: v.UnsafePointer(), end: base + uintptr(c)*size, elem: v.Type().Elem(), plan: elem}
 	if n > 0 {
-		w.live = append(w.live, span{start: base, end: base + uintptr(n)*size})
+		w.live = []span{{start: base, end: base + uintptr(n)*size}}
 	}
+	e.windows = append(e.windows, w)
+}
+
+// mergeWindows joins the windows whose memory overlaps into arrays, sorted by address.
+func mergeWindows(ws []window) ([]window, error) {
+	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.lo, b.lo) })
+	var out []window
+	for _, w := range ws {
+		k := len(out) - 1
+		if k < 0 || w.lo >= out[k].end {
+			out = append(out, w)
+			continue
+		}
+		if out[k].elem != w.elem {
+			return nil, &Error{Reason: fmt.Sprintf("slices of %s and of %s share a backing array: such sharing cannot be captured; copy one of them", out[k].elem, w.elem)}
+		}
+		out[k].end = max(out[k].end, w.end)
+		out[k].live = append(out[k].live, w.live...)
+	}
+	return out, nil
+}
+
+// arrayOf finds the array that holds a slice starting at base.
+func (e *encoder) arrayOf(base uintptr) *window {
+	i, _ := slices.BinarySearchFunc(e.arrays, base, func(w window, b uintptr) int { return cmp.Compare(w.lo, b) })
+	if i < len(e.arrays) && e.arrays[i].lo == base {
+		return &e.arrays[i]
+	}
+	if i > 0 && base < e.arrays[i-1].end {
+		return &e.arrays[i-1]
+	}
+	return nil
 }
 
 // arraySlice encodes a slice in array mode: 0 nil; 1, length and capacity for a slice with no
 // array (no capacity, or elements of size zero); or its array's number plus one (with the array's
-// length when it is new), its capacity and its length.
+// length when it is new), its offset in the array, its capacity and its length.
 func (e *encoder) arraySlice(v reflect.Value) {
 	if v.IsNil() {
 		e.buf = append(e.buf, 0)
@@ -77,8 +101,8 @@ func (e *encoder) arraySlice(v reflect.Value) {
 		e.uvarint(uint64(c))
 		return
 	}
-	end := uintptr(v.UnsafePointer()) + uintptr(c)*size
-	w := e.windows[end]
+	base := uintptr(v.UnsafePointer())
+	w := e.arrayOf(base)
 	if w == nil {
 		e.fail("a slice the first pass did not see (the state changed while it was captured?)")
 	}
@@ -103,6 +127,7 @@ func (e *encoder) arraySlice(v reflect.Value) {
 		e.uvarint(uint64(k-e.base) + 1)
 		e.uvarint(uint64((w.end - w.lo) / size))
 	}
+	e.uvarint(uint64((base - w.lo) / size))
 	e.uvarint(uint64(c))
 	e.uvarint(uint64(n))
 }
@@ -177,12 +202,12 @@ func (d *decoder) arraySlice(t reflect.Type, elem *plan, v reflect.Value) {
 	default:
 		d.fail("slice of array %d (have %d objects)", k, len(d.objs))
 	}
-	c, n := d.uvarint(), d.uvarint()
+	off, c, n := d.uvarint(), d.uvarint(), d.uvarint()
 	l := uint64(arr.Len())
-	if c > l || n > c {
-		d.fail("slice of capacity %d and length %d of an array of %d", c, n, l)
+	if off > l || c > l-off || n > c {
+		d.fail("slice at %d of capacity %d and length %d of an array of %d", off, c, n, l)
 	}
-	v.Set(arr.Slice3(int(l-c), int(l-c+n), int(l)).Convert(t))
+	v.Set(arr.Slice3(int(off), int(off+n), int(off+c)).Convert(t))
 }
 
 // arrayContent decodes the runs of an array object.

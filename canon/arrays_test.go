@@ -32,6 +32,24 @@ func TestSharedBackingArrayRoundTrip(t *testing.T) {
 	}
 }
 
+// A slice cut short by a full slice expression (as etcd raft's MemoryStorage.Entries returns its
+// log) shares the array with the whole, and keeps its short capacity.
+func TestSharedBackingArrayFullSliceExpression(t *testing.T) {
+	backing := []int{1, 2, 3, 4}
+	s := &sharedSliceNode{a: backing[1:3:3], b: backing}
+	var got sharedSliceNode
+	if err := canon.Decode(encode(t, s), &got); err != nil {
+		t.Fatal(err)
+	}
+	if cap(got.a) != 2 || cap(got.b) != 4 || &got.a[0] != &got.b[1] {
+		t.Fatalf("restored a=%v (cap %d) b=%v (cap %d); want a within b, caps 2 and 4", got.a, cap(got.a), got.b, cap(got.b))
+	}
+	got.a = append(got.a, 9) // beyond a's capacity: copies, as in Go, and b is untouched
+	if got.b[3] != 4 {
+		t.Fatalf("append past a full slice expression's capacity wrote b: %v", got.b)
+	}
+}
+
 // The encoding says what is shared, not where it is: two states with the same sharing encode the
 // same, one without it differently, and elements no slice can see are not state.
 func TestSharedBackingArrayCanonical(t *testing.T) {

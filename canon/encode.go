@@ -54,15 +54,16 @@ type encoder struct {
 	spanPaths  []string // path of each span while tracking
 	inKey      bool     // encoding a map key or set element: no objects allowed
 	glob       *globalTable
-	globalKeys map[uintptr]string  // keys of the globals met in this capture
-	sub        *Encoder            // encodes a global's contents, for its key
-	depth      int                 // of a sub-encoder
-	comp       int                 // the component being encoded
-	arrays     bool                // array mode (arrays.go) for this component
-	collect    bool                // record every slice's window (arrays.go)
-	windows    map[uintptr]*window // backing arrays by end address, in array and collect mode
-	collector  *Encoder            // finds a component's windows
-	sortSets   bool                // put the live elements of every set in canonical order (SortSets)
+	globalKeys map[uintptr]string // keys of the globals met in this capture
+	sub        *Encoder           // encodes a global's contents, for its key
+	depth      int                // of a sub-encoder
+	comp       int                // the component being encoded
+	arrayMode  bool               // array mode (arrays.go) for this component
+	collect    bool               // record every slice's window (arrays.go)
+	windows    []window           // every slice's window, in collect mode
+	arrays     []window           // the backing arrays, in array mode, sorted by address
+	collector  *Encoder           // finds a component's windows
+	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
 }
 
 // An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
@@ -145,10 +146,10 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 				return err
 			}
 			e.buf[len(e.buf)-1] = arrayMode
-			e.arrays = true
+			e.arrayMode = true
 		}
 		err := e.run(r.V, r.Name)
-		e.arrays = false
+		e.arrayMode = false
 		if err != nil {
 			return err
 		}
@@ -162,16 +163,13 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 	return nil
 }
 
-// findWindows collects the backing arrays of root's slices with a plain encoding.
+// findWindows finds the backing arrays of root's slices with a plain encoding.
 func (e *encoder) findWindows(r Root) error {
 	if e.collector == nil {
 		e.collector = &Encoder{}
 	}
 	c := &e.collector.e
-	if c.windows == nil {
-		c.windows = make(map[uintptr]*window)
-	}
-	clear(c.windows)
+	c.windows = c.windows[:0]
 	c.reset(false)
 	c.collect = true
 	err := c.run(r.V, r.Name)
@@ -180,8 +178,8 @@ func (e *encoder) findWindows(r Root) error {
 	if err != nil {
 		return err
 	}
-	e.windows = c.windows
-	return nil
+	e.arrays, err = mergeWindows(c.windows)
+	return err
 }
 
 // overlaps checks that no two captured objects share memory. Sharing inside components that are
@@ -513,7 +511,7 @@ func buildSlice(p *plan, set bool) {
 	p.min = 1
 	p.enc = func(e *encoder, v reflect.Value) {
 		if !set && !e.inKey {
-			if e.arrays {
+			if e.arrayMode {
 				e.arraySlice(v)
 				return
 			}
