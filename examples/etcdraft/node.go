@@ -1,6 +1,7 @@
 package etcdraft
 
 import (
+	"fmt"
 	"slices"
 
 	"go.etcd.io/raft/v3"
@@ -14,8 +15,11 @@ type Node struct {
 	// Storage is the node's durable storage: it survives a crash.
 	Storage *raft.MemoryStorage
 	// Applied is the application's state machine, persisted with the entries it applied: the
-	// committed entries, in log order, with their index and term.
+	// committed entries that carry data, in log order, with their index and term.
 	Applied []Entry
+	// AppliedIndex is the index of the last committed entry applied (data or not), persisted with
+	// Applied: a restarted node resumes after it.
+	AppliedIndex uint64
 	// RN is the volatile raft state: nil while the node is down.
 	RN *raft.RawNode
 	// Unpersisted is what a Ready still has to write to storage, in the SendBeforePersist loop,
@@ -33,6 +37,7 @@ type Entry struct {
 type Batch struct {
 	HardState *pb.HardState
 	Entries   []*pb.Entry
+	Committed []*pb.Entry // to apply once the rest is persisted
 }
 
 // silent is raft's logger here: the checker runs millions of steps.
@@ -46,10 +51,10 @@ func (silent) Info(...any)               {}
 func (silent) Infof(string, ...any)      {}
 func (silent) Warning(...any)            {}
 func (silent) Warningf(string, ...any)   {}
-func (silent) Fatal(v ...any)            { panic(v) }
-func (silent) Fatalf(f string, v ...any) { panic(f) }
-func (silent) Panic(v ...any)            { panic(v) }
-func (silent) Panicf(f string, v ...any) { panic(f) }
+func (silent) Fatal(v ...any)            { panic(fmt.Sprint(v...)) }
+func (silent) Fatalf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
+func (silent) Panic(v ...any)            { panic(fmt.Sprint(v...)) }
+func (silent) Panicf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
 
 // newStorage is the durable storage of a fresh member of a cluster of the given voters.
 func newStorage(voters []uint64) *raft.MemoryStorage {
@@ -66,10 +71,7 @@ func newStorage(voters []uint64) *raft.MemoryStorage {
 // start makes the node's RawNode from its storage, as an application does at boot and after a
 // crash: raft reads its HardState and log from storage, and resumes applying after Applied.
 func (n *Node) start() {
-	applied := uint64(1) // the bootstrap snapshot
-	if len(n.Applied) > 0 {
-		applied = n.Applied[len(n.Applied)-1].Index
-	}
+	applied := max(n.AppliedIndex, 1) // 1: the bootstrap snapshot
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: n.ID, ElectionTick: 2, HeartbeatTick: 1, Storage: n.Storage, Applied: applied,
 		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 16, Logger: silent{},
@@ -112,7 +114,8 @@ func (n *Node) readyLoop(send func(*pb.Message)) {
 
 // readySendBeforePersist is the mistake: the messages of a Ready (a vote, an append
 // acknowledgement) go out first, and the HardState and entries are written by a later step
-// (persistLater). The node takes no other step in between, but it may crash.
+// (persistLater), which then applies the committed entries as the correct loop does. The node
+// takes no other step in between, but it may crash.
 func (n *Node) readySendBeforePersist(send func(*pb.Message)) {
 	if n.Unpersisted != nil || !n.RN.HasReady() {
 		return
@@ -121,15 +124,20 @@ func (n *Node) readySendBeforePersist(send func(*pb.Message)) {
 	for _, m := range rd.Messages {
 		send(m)
 	}
-	n.apply(rd.CommittedEntries)
-	b := &Batch{}
+	b := &Batch{Committed: cloneEntries(rd.CommittedEntries)}
 	if !raft.IsEmptyHardState(rd.HardState) {
 		b.HardState = proto.Clone(rd.HardState).(*pb.HardState)
 	}
-	for _, e := range rd.Entries {
-		b.Entries = append(b.Entries, proto.Clone(e).(*pb.Entry))
-	}
+	b.Entries = cloneEntries(rd.Entries)
 	n.Unpersisted = b
+}
+
+func cloneEntries(ents []*pb.Entry) []*pb.Entry {
+	var out []*pb.Entry
+	for _, e := range ents {
+		out = append(out, proto.Clone(e).(*pb.Entry))
+	}
+	return out
 }
 
 // persistLater writes what readySendBeforePersist left, and tells raft.
@@ -137,6 +145,7 @@ func (n *Node) persistLater(send func(*pb.Message)) {
 	b := n.Unpersisted
 	n.Unpersisted = nil
 	n.persist(b.HardState, b.Entries)
+	n.apply(b.Committed)
 	n.RN.Advance(raft.Ready{})
 	n.readySendBeforePersist(send)
 }
@@ -156,6 +165,7 @@ func (n *Node) persist(hs *pb.HardState, ents []*pb.Entry) {
 
 func (n *Node) apply(ents []*pb.Entry) {
 	for _, e := range ents {
+		n.AppliedIndex = e.GetIndex()
 		if e.GetType() == pb.EntryNormal && len(e.GetData()) > 0 {
 			n.Applied = append(n.Applied, Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: string(e.GetData())})
 		}
