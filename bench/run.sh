@@ -12,8 +12,8 @@
 #
 # Times: "wall" is the whole command under /usr/bin/time; "search" is what the tool itself reports
 # (pan's "elapsed time", cmc's elapsed_s). states/s and the speed ratio use the search time; cmc's
-# wall time also holds about half a second of `go list` and an up-to-date `go build` of the worker
-# (built once before any measured run) and starting the worker.
+# wall time also holds `go list`, `go build` of the worker (compiled once before the measured runs,
+# but relinked by every cmcdap check: 0.5-1 s) and starting the worker.
 #
 # Memory: cmcdap checks in a worker process it starts, and /usr/bin/time reports only the largest
 # single process of the tree, so while a command runs the script reads /proc/PID/status of all

@@ -1,8 +1,9 @@
 /*
  * TwoPhase: Lamport's two-phase commit specification (TwoPhase.tla), in Promela, for comparing
- * SPIN with cmc's examples/twophase. Compile with the number of resource managers as N:
+ * SPIN with cmc's examples/twophase. N, the number of resource managers, goes to spin's
+ * preprocessor (not to gcc: pan.c uses N as a name of its own):
  *
- *   spin -a bench/twophase.pml && gcc -O2 -DSAFETY -DNOREDUCE -DN=7 -o pan pan.c && ./pan -n
+ *   spin -DN=7 -a bench/twophase.pml && gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -n
  *
  * How SPIN's "states stored" equal the distinct states of the TLA+ specification (and of cmc):
  *
