@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are in README.md: `make check-aodv` and `make test`.
 GO ?= go
 
-.PHONY: test test-go test-node test-views test-dap-client test-vscode check-aodv vsix bench fmt vet tools generate-check
+.PHONY: test test-go test-node test-views test-dap-client test-vscode check-aodv vsix bench bench-spin fmt vet tools generate-check
 
 # Every test: Go (unit, golden transcripts, end-to-end DAP), then the Node/browser tests.
 test: vet test-go test-node
@@ -77,3 +77,10 @@ check-aodv:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# SPIN against cmc on TwoPhase, the same state space (bench/twophase.pml): time, states/s, peak
+# memory and bytes a state, and the ratios. Installs SPIN from Debian if missing. RM=9 takes
+# minutes: `make bench-spin RM=7` for a quick run. Not part of `make test` or CI.
+RM ?= 7 9
+bench-spin:
+	GO=$(GO) bench/run.sh $(RM)

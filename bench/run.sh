@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# SPIN against cmc on TwoPhase (Lamport's two-phase commit), back to back, for each RM given:
+#
+#   bench/run.sh [RM...]          # default: 7 9 (RM=9 takes minutes); also: make bench-spin RM=7
+#
+# SPIN checks bench/twophase.pml with a depth-first search, without partial-order reduction
+# (-DNOREDUCE), storing full state vectors; cmc checks examples/twophase with `cmcdap check`,
+# breadth-first and then depth-first (one row each), storing 64-bit state hashes. Both must store
+# the same number of states, or the script fails. For each run it prints states, wall time,
+# search time, states/s, peak RSS, bytes/state, and against SPIN the speed ratio (SPIN's states/s
+# over cmc's) and the memory ratio (cmc's peak RSS over SPIN's).
+#
+# Times: "wall" is the whole command under /usr/bin/time; "search" is what the tool itself reports
+# (pan's "elapsed time", cmc's elapsed_s). states/s and the speed ratio use the search time; cmc's
+# wall time also holds `go list`, `go build` of the worker (compiled once before the measured runs,
+# but relinked by every cmcdap check: 0.5-1 s) and starting the worker.
+#
+# Memory: cmcdap checks in a worker process it starts, and /usr/bin/time reports only the largest
+# single process of the tree, so while a command runs the script reads /proc/PID/status of all
+# its processes every 100 ms and takes the peak of their summed VmRSS (or the largest VmHWM, one
+# process's exact peak, if that is larger). The go command that cmcdap runs to build the worker
+# before the check (and that has exited when the worker starts) is not counted. For pan, one
+# process, the figure is /usr/bin/time's maximum RSS.
+#
+# Environment: SPIN_W (pan's -w, log2 of hash-table slots; default by RM), SPIN_CFLAGS (extra gcc
+# flags for pan), TIMEOUT (seconds each run may take; default 1800), GO (default go).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+GO=${GO:-go}
+TIMEOUT=${TIMEOUT:-1800}
+RMS=("$@")
+[ ${#RMS[@]} -gt 0 ] || RMS=(7 9)
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+
+# install NAME PACKAGE: the command from Debian's package when it is missing.
+install() {
+	command -v "$1" >/dev/null && return
+	echo "bench/run.sh: $1 not found; installing Debian package $2" >&2
+	local sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq && $sudo apt-get install -y -qq "$2" >/dev/null || die "cannot install $2: install it and run again"
+	command -v "$1" >/dev/null || die "$2 installed but $1 is still not on PATH"
+}
+install spin spin
+install gcc gcc
+[ -x /usr/bin/time ] || { install time time; }
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package time)"
+command -v ps >/dev/null || die "ps is missing (Debian package procps)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cmc-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(uname -m)  $(nproc) cores  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+echo "# $(spin -V)  $(gcc --version | head -1)  $($GO version)"
+echo "# load before: $(uptime | sed 's/.*load average/load average/')"
+
+"$GO" build -o "$work/cmcdap" ./cmd/cmcdap || die "build cmcdap"
+# Builds the worker into the cache, so the measured runs find it up to date.
+"$work/cmcdap" models ./examples/twophase >/dev/null || die "build the twophase worker"
+
+# spin_w RM: pan's -w, so that the hash table has 3-4 slots a state.
+spin_w() {
+	if [ -n "${SPIN_W:-}" ]; then echo "$SPIN_W"; return; fi
+	case $1 in
+	1 | 2 | 3) echo 10 ;; 4) echo 12 ;; 5) echo 15 ;; 6) echo 17 ;; 7) echo 20 ;; 8) echo 22 ;; 9) echo 25 ;; *) echo 28 ;;
+	esac
+}
+
+# tree_memory ROOT: "SUM MAX" in KiB over ROOT's descendants, leaving out timeout, /usr/bin/time
+# and the go command with its children (cmcdap runs `go list` and `go build` for the worker
+# before checking; that is the toolchain's memory, not the checker's, and it is gone before the
+# worker starts): SUM adds their VmRSS now, MAX is the largest VmHWM (one process's own peak).
+tree_memory() {
+	local pids p sum=0 max=0 rss hwm
+	pids=$(ps -e -o pid=,ppid=,comm= | awk -v root="$1" '
+		{ parent[$1] = $2; comm[$1] = $3 }
+		END {
+			for (p in parent) {
+				skip = comm[p] == "timeout" || comm[p] == "time"
+				for (q = p; q != root && q in parent; q = parent[q])
+					if (comm[q] == "go") skip = 1
+				if (q == root && !skip) print p
+			}
+		}')
+	for p in $pids; do
+		read -r rss hwm < <(awk '/^VmRSS:/ { r = $2 } /^VmHWM:/ { h = $2 } END { print r + 0, h + 0 }' "/proc/$p/status" 2>/dev/null) || continue
+		sum=$((sum + rss))
+		((hwm > max)) && max=$hwm
+	done
+	echo "$sum $max"
+}
+
+# measure OUT CMD...: runs CMD under /usr/bin/time -v (and timeout) with stdout to OUT, and sets
+# wall (seconds, from /usr/bin/time) and rss (KiB): the peak of the summed RSS of CMD's processes,
+# sampled every 100 ms, or the largest single process's own peak if that is larger (it is exact;
+# the sampled sum may miss a short peak); and timemax (KiB): /usr/bin/time's maximum RSS, the
+# largest single process's peak, the go command included.
+measure() {
+	local out=$1
+	shift
+	timeout "$TIMEOUT" /usr/bin/time -v -o "$work/time" "$@" >"$out" 2>"$work/stderr" &
+	local root=$! peak=0 hwm=0 sum max # root is timeout's pid
+	while kill -0 "$root" 2>/dev/null; do
+		read -r sum max < <(tree_memory "$root")
+		((sum > peak)) && peak=$sum
+		((max > hwm)) && hwm=$max
+		sleep 0.1
+	done
+	local code=0
+	wait "$root" || code=$?
+	if [ "$code" -ne 0 ]; then
+		cat "$work/stderr" >&2
+		[ "$code" -eq 124 ] && die "timed out after ${TIMEOUT}s: $*"
+		# cmcdap check exits 1 when it finds a violation; the caller reads the output.
+		[ "$code" -eq 1 ] || die "exit code $code: $*"
+	fi
+	local elapsed
+	elapsed=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$work/time")
+	wall=$(echo "$elapsed" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+	rss=$((hwm > peak ? hwm : peak))
+	timemax=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time")
+}
+
+printf '\n%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
+	RM tool srch states transitions wall_s search_s states/s peak_MiB B/state SPIN/cmc cmc/SPIN
+printf '%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
+	"" "" "" "" "" "" "" "" "" "" "(speed)" "(memory)"
+
+# row RM TOOL SEARCH STATES TRANSITIONS WALL SEARCH RSS_KIB [SPIN_RATE SPIN_RSS_KIB]
+row() {
+	awk -v rm="$1" -v tool="$2" -v srch="$3" -v n="$4" -v tr="$5" -v wall="$6" -v t="$7" -v kib="$8" \
+		-v srate="${9:-}" -v skib="${10:-}" 'BEGIN {
+		rate = t > 0 ? n / t : 0
+		sp = srate > 0 && rate > 0 ? sprintf("%.2fx", srate / rate) : "-"
+		me = skib != "" ? sprintf("%.2fx", kib / skib) : "-"
+		printf "%-4s %-5s %-4s %11d %12d %8.2f %8.2f %10.0f %9.1f %8.1f %10s %10s\n",
+			rm, tool, srch, n, tr, wall, t, rate, kib / 1024, kib * 1024 / n, sp, me
+	}'
+}
+
+for rm in "${RMS[@]}"; do
+	[[ $rm =~ ^[0-9]+$ ]] && ((rm >= 1 && rm <= 16)) || die "RM=$rm: want 1 to 16 resource managers"
+
+	# SPIN: the model's N is a Promela macro, so it goes to spin's preprocessor (pan.c itself
+	# uses N as a name).
+	mkdir -p "$work/spin$rm"
+	(cd "$work/spin$rm" && spin -DN="$rm" -a "$root/bench/twophase.pml" >/dev/null) || die "spin -a bench/twophase.pml"
+	# shellcheck disable=SC2086 # SPIN_CFLAGS is a list of flags
+	gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM=16384 ${SPIN_CFLAGS:-} -o "$work/spin$rm/pan" "$work/spin$rm/pan.c" 2>"$work/gcc" ||
+		{ cat "$work/gcc" >&2; die "compile pan"; }
+	cd "$work/spin$rm" # pan writes its trail file, if any, where it runs
+	measure "$work/pan.out" ./pan -n -w"$(spin_w "$rm")"
+	cd "$root"
+	grep -q 'errors: 0' "$work/pan.out" || { cat "$work/pan.out" >&2; die "RM=$rm: SPIN found an error or did not finish"; }
+	spin_states=$(awk '/states, stored/ { print $1 }' "$work/pan.out")
+	spin_tr=$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$work/pan.out")
+	spin_t=$(awk '/pan: elapsed time/ { print $4 }' "$work/pan.out")
+	spin_rss=$((timemax > rss ? timemax : rss))
+	spin_rate=$(awk -v n="$spin_states" -v t="$spin_t" 'BEGIN { print (t > 0 ? n / t : 0) }')
+	row "$rm" spin dfs "$spin_states" "$spin_tr" "$wall" "$spin_t" "$spin_rss"
+
+	for search in bfs dfs; do
+		measure "$work/cmc.json" "$work/cmcdap" check -model TwoPhase -set RM="$rm" -search "$search" -q -json \
+			-db "$work/traces.db" ./examples/twophase
+		field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
+		[ "$(field complete)" = true ] || { cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search did not explore every state"; }
+		[ "$(sed -n 's/^  "violations": \(.*\)$/\1/p' "$work/cmc.json")" = "[]" ] ||
+			{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
+		states=$(field states)
+		row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
+		[ "$states" = "$spin_states" ] ||
+			die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
+	done
+done
+echo "# load after: $(uptime | sed 's/.*load average/load average/')"
