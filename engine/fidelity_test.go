@@ -252,6 +252,20 @@ func closureModel() (*cmc.Model, func() string) {
 	return m, func() string { return fmt.Sprint(s.Node.V) }
 }
 
+// The same closure behind another event that is enabled first: the probe of the initial state runs
+// "other", and the closure's handler is found writing the builder's object when it first runs.
+func TestSelfCheckFindsClosureBehindAnotherEvent(t *testing.T) {
+	finds(t, func() (*cmc.Model, func() string) {
+		s := &holder{Node: &box{}}
+		n := s.Node
+		other := &counter{}
+		m := cmc.NewModel("closure-later")
+		m.Process("o", other).On("other", func() { other.X++ }, cmc.When(func() bool { return other.X < 1 }))
+		m.Process("s", s).On("inc", func() { n.V++ }, cmc.When(func() bool { return s.Node.V < 2 }))
+		return m, nil
+	}, "capture-fault", "s.inc wrote to an object the model's builder made that the state no longer holds", "n := s.Node")
+}
+
 func TestSelfCheckFindsClosureOverPart(t *testing.T) {
 	finds(t, closureModel, "capture-fault", "s.inc gives a different result on the objects the last handler left than on the initial state restored", "s.Node.V is 1 live, 0 restored", "a closure over part of a component")
 }

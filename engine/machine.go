@@ -32,8 +32,12 @@ type Machine struct {
 	ctx    runCtx
 	digest []byte
 	roots  []canon.Root // scratch for capture
-	closed bool
-	leaks  leaks
+	// builder and builderBytes are shallow copies of the roots made before the first restore, and
+	// their capture: the self-check watches that nothing writes the builder's objects afterwards.
+	builder      []canon.Root
+	builderBytes [][]byte
+	closed       bool
+	leaks        leaks
 }
 
 const dirty = ^uint32(0)

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -66,6 +68,9 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 			}
 		}
 	}
+	if f := mc.staleWrite(ev); f != nil {
+		return f, nil, nil
+	}
 	// A set's order is not state: give the live objects the order a restore would, so that
 	// choosing "the first element" picks the same one in both runs.
 	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
@@ -86,6 +91,9 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 	from := "the initial state"
 	if ev != nil {
 		from = "the state after " + ev.Label
+	}
+	if ev == nil {
+		mc.keepBuilderObjects()
 	}
 	var runs [2]State
 	var outs [2]Outcome
@@ -126,7 +134,43 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 			"%s gives a different result on the objects the last handler left than on %s restored from its capture (%s): the handler reaches something the state does not hold: a closure over part of a component (capture the root and navigate from it), a package-level variable, or memory shared in a way canon does not see",
 			pe.Label, from, mc.difference(live, liveOut, runs[0], outs[0], "live", "restored")), pe.File), nil, nil
 	}
-	return nil, nil, nil
+	return mc.staleWrite(pe), nil, nil
+}
+
+// keepBuilderObjects keeps, before the first restore, shallow copies of the roots: they hold the
+// objects the model's builder made, which a restore detaches from the state. Nothing of the model
+// should reach those objects afterwards; a handler closure that captured one (n := s.Node) does.
+func (mc *Machine) keepBuilderObjects() {
+	roots := mc.allRoots()
+	for i := range roots {
+		c := reflect.New(roots[i].V.Type().Elem())
+		c.Elem().Set(roots[i].V.Elem())
+		roots[i].V = c
+	}
+	var enc canon.Encoder
+	keep := make([][]byte, len(roots))
+	if enc.EncodeComponents(roots, func(i int, b []byte) { keep[i] = slices.Clone(b) }, nil) != nil {
+		return // they cannot be captured (they share objects, say): nothing to compare with
+	}
+	mc.builder, mc.builderBytes = roots, keep
+}
+
+// staleWrite reports a capture fault when ev wrote to the builder's detached objects.
+func (mc *Machine) staleWrite(ev *cmc.Event) *fault {
+	if mc.builder == nil || ev == nil {
+		return nil
+	}
+	var enc canon.Encoder
+	now := make([][]byte, len(mc.builder))
+	// emit may be called again for a component (array mode): the last call holds.
+	err := enc.EncodeComponents(mc.builder, func(i int, b []byte) { now[i] = slices.Clone(b) }, nil)
+	if err != nil || slices.EqualFunc(now, mc.builderBytes, bytes.Equal) {
+		return nil
+	}
+	mc.builder = nil // report it once
+	return NewViolation("capture-fault", ev.Label, fmt.Sprintf(
+		"%s wrote to an object the model's builder made that the state no longer holds (the state is restored into new objects between transitions): a handler closure that captured part of a component (n := s.Node; func() { n.V++ }) keeps writing the old object, as would a package-level variable holding one; capture the component's root and navigate from it (s.Node.V++)",
+		ev.Label), ev.File)
 }
 
 // probePosition names the self-check's probe after the transition at pos (the initial state's:
