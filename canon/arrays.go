@@ -183,9 +183,10 @@ func (d *decoder) arraySlice(t reflect.Type, elem *plan, v reflect.Value) {
 		return
 	case 1:
 		n, c := d.uvarint(), d.uvarint()
-		if n > c || c > maxSilent {
+		if n > c {
 			d.fail("slice of length %d and capacity %d", n, c)
 		}
+		d.chargeSpare(c, t.Elem().Size())
 		v.Set(reflect.MakeSlice(t, int(n), int(c)))
 		return
 	}
@@ -195,6 +196,7 @@ func (d *decoder) arraySlice(t reflect.Type, elem *plan, v reflect.Value) {
 	case k == uint64(len(d.objs))+1:
 		l := d.uvarint()
 		d.checkCount(l, 0, t.Elem().Size())
+		d.chargeSpare(l, t.Elem().Size())
 		arr = reflect.MakeSlice(reflect.SliceOf(t.Elem()), int(l), int(l))
 		d.objs = append(d.objs, decObject{v: arr, plan: elem, array: true})
 	case k >= 1 && k <= uint64(len(d.objs)) && d.objs[k-1].array && d.objs[k-1].v.Type().Elem() == t.Elem():

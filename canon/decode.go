@@ -13,7 +13,7 @@ import (
 // below the root afresh; fields of the root object tagged cmc:"-" keep their current values.
 // Decode only accepts bytes Encode produced in this process (it resolves interface types by the
 // names Encode saw). Corrupt bytes give an error, never a panic, and allocate at most a small
-// multiple of len(b).
+// multiple of len(b), plus 1 MiB for capacity the bytes do not describe (chargeSpare).
 func Decode(b []byte, root any) error {
 	return DecodeValue(b, reflect.ValueOf(root))
 }
@@ -29,7 +29,7 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 	if len(b) == 0 || b[0] > arrayMode {
 		return fmt.Errorf("decode state: not a canonical encoding (mode byte)")
 	}
-	d := decoder{buf: b, pos: 1, arrays: b[0] == arrayMode}
+	d := decoder{buf: b, pos: 1, arrays: b[0] == arrayMode, spare: 1<<20 + 1024*uint64(len(b))}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
@@ -62,6 +62,7 @@ type decoder struct {
 	pos    int
 	objs   []decObject // object number-1 -> pointer, map or backing array
 	arrays bool        // array mode (arrays.go)
+	spare  uint64      // bytes of memory that no input byte describes (capacity) still allowed
 	inKey  bool        // decoding a map key or set element, which the encoder wrote plainly
 }
 
@@ -81,6 +82,19 @@ func (d *decoder) fail(format string, args ...any) {
 // maxSilent bounds the memory of a slice whose elements encode to no bytes at all (mutexes),
 // which the length of the input cannot bound.
 const maxSilent = 64 << 20
+
+// chargeSpare accounts for n elements of size bytes that the input does not describe (spare
+// capacity, array elements no slice sees): a corrupt length must not allocate gigabytes. The
+// allowance, 1 MiB plus 1 KiB per input byte, is far above what real states hold.
+func (d *decoder) chargeSpare(n uint64, size uintptr) {
+	if size == 0 {
+		return
+	}
+	if n > d.spare/uint64(size) {
+		d.fail("%d elements of spare capacity are more than %d bytes of input can describe", n, len(d.buf))
+	}
+	d.spare -= n * uint64(size)
+}
 
 // checkCount guards allocations against corrupt lengths: n values of at least min bytes each must
 // fit in what is left.

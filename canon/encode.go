@@ -569,9 +569,7 @@ func buildSlice(p *plan, set bool) {
 			spare = d.uvarint()
 		}
 		d.checkCount(n, elem.min, size)
-		if spare > maxSilent || (size > 0 && spare > maxSilent/uint64(size)) {
-			d.fail("spare capacity %d is too large", spare)
-		}
+		d.chargeSpare(spare, size)
 		c := int(n + spare)
 		if byteSlice {
 			b := make([]byte, n, c)
