@@ -136,13 +136,14 @@ func (g *graphBuilder) canonical(v reflect.Value) []byte {
 func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
 	t := v.Type()
 	var out []Value
+	tags := fieldTags(t)
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if ruleTag(v.Type(), sf) == "-" {
+		if tags[i] == "-" {
 			continue
 		}
 		val := g.value(sf.Name, v.Field(i), path+"."+sf.Name)
-		if ruleTag(v.Type(), sf) == "set" && val.Ref != 0 {
+		if tags[i] == "set" && val.Ref != 0 {
 			g.sets[val.Ref] = true
 		}
 		out = append(out, val)

@@ -60,7 +60,25 @@ func SetRules(rs []Rule) error {
 	buildMu.Lock()
 	plans.Clear()
 	buildMu.Unlock()
+	tagCache.Clear()
 	return nil
+}
+
+// tagCache holds each struct type's field tags under the rules in force (fieldTags).
+var tagCache sync.Map // reflect.Type -> []string
+
+// fieldTags returns the tag of every field of struct type t, rules applied, computed once per type
+// while the rules hold: graphs of every step read them for every field.
+func fieldTags(t reflect.Type) []string {
+	if tags, ok := tagCache.Load(t); ok {
+		return tags.([]string)
+	}
+	tags := make([]string, t.NumField())
+	for i := range tags {
+		tags[i] = ruleTag(t, t.Field(i))
+	}
+	tagCache.Store(t, tags)
+	return tags
 }
 
 // Unmatched lists the rules no captured value has used so far, with why: a type never met, or a
