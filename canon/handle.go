@@ -25,7 +25,7 @@ func isHandle(t reflect.Type) bool {
 
 func buildHandle(p *plan) {
 	elem := p.t.Field(0).Type.Elem()
-	// canonical bytes of the value -> the handle's pointer, kept across rebuilds of the plan (AddRules)
+	// canonical bytes of the value -> the handle's pointer, kept across rebuilds of the plan (SetRules)
 	h, _ := handleTables.LoadOrStore(p.t, &sync.Map{})
 	handles := h.(*sync.Map)
 	plain := &plan{t: p.t, name: p.name} // a struct holding a pointer, for faults.NoHandles

@@ -76,11 +76,11 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
 		return nil, nil, err
 	}
-	enabled, ok := mc.enabledHere()
-	if !ok || len(enabled) == 0 {
+	enabled, fail := mc.enabledLive()
+	if fail != nil || len(enabled) == 0 {
 		return nil, nil, nil // a failing condition: the search reports it from the restored state
 	}
-	pe := enabled[probe%int64(len(enabled))]
+	pe := mc.Def.Events[enabled[probe%int64(len(enabled))]]
 	if !begin() {
 		return nil, pe, nil
 	}
@@ -103,10 +103,10 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 			return nil, nil, err
 		}
 		if i == 0 {
-			if restored, ok := mc.enabledHere(); ok && !slices.Equal(restored, enabled) {
+			if restored, fail := mc.enabledLive(); fail == nil && !slices.Equal(restored, enabled) {
 				return NewViolation("capture-fault", "", fmt.Sprintf(
 					"on %s, the events enabled on the objects the last handler left (%s) differ from those enabled on its restored copy (%s): an enabling condition reaches something the state does not hold, such as a package-level value compared by identity",
-					from, labels(enabled), labels(restored)), ""), nil, nil
+					from, mc.labels(enabled), mc.labels(restored)), ""), nil, nil
 			}
 		}
 		if runs[i], outs[i], err = mc.probe(pe); err != nil {
@@ -213,31 +213,13 @@ func (s *search) selfCheckAfter(pos Position, next State, ev *cmc.Event, path fu
 	return false, nil
 }
 
-// enabledHere lists the events enabled on the live objects; false when a condition fails.
-func (mc *Machine) enabledHere() ([]*cmc.Event, bool) {
-	var enabled []*cmc.Event
-	for _, e := range mc.Def.Events {
-		if e.Enabled != nil {
-			on, fail := mc.enabled(e)
-			if fail != nil {
-				return nil, false
-			}
-			if !on {
-				continue
-			}
-		}
-		enabled = append(enabled, e)
-	}
-	return enabled, true
-}
-
-func labels(evs []*cmc.Event) string {
+func (mc *Machine) labels(evs []int) string {
 	if len(evs) == 0 {
 		return "none"
 	}
 	var l []string
-	for _, e := range evs {
-		l = append(l, e.Label)
+	for _, i := range evs {
+		l = append(l, mc.Def.Events[i].Label)
 	}
 	return strings.Join(l, ", ")
 }

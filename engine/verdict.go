@@ -98,12 +98,18 @@ func (mc *Machine) Enabled(s State) ([]int, *Failure, error) {
 	if err := mc.Load(s); err != nil {
 		return nil, nil, err
 	}
+	out, fail := mc.enabledLive()
+	return out, fail, nil
+}
+
+// enabledLive lists the indexes of the events enabled on the live objects as they are.
+func (mc *Machine) enabledLive() ([]int, *Failure) {
 	var out []int
 	for i, ev := range mc.Def.Events {
 		if ev.Enabled != nil {
 			on, fail := mc.enabled(ev)
 			if fail != nil {
-				return out, fail, nil
+				return out, fail
 			}
 			if !on {
 				continue
@@ -111,7 +117,7 @@ func (mc *Machine) Enabled(s State) ([]int, *Failure, error) {
 		}
 		out = append(out, i)
 	}
-	return out, nil, nil
+	return out, nil
 }
 
 // RunChoosing runs event ev's handler once on the live state with Choose calls answered by
