@@ -123,7 +123,7 @@ func (e *encoder) arraySlice(v reflect.Value) {
 			e.qpaths = append(e.qpaths, e.pathString())
 		}
 		e.seen[w.lo] = k
-		e.addSpan(w.lo, w.end-w.lo)
+		e.addSpan(w.loPtr, w.end-w.lo)
 		e.uvarint(uint64(k-e.base) + 1)
 		e.uvarint(uint64((w.end - w.lo) / size))
 	}

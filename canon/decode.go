@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sync"
 	"unsafe"
 )
 
@@ -19,7 +18,32 @@ func Decode(b []byte, root any) error {
 }
 
 // DecodeValue is Decode for a reflect.Value.
-func DecodeValue(b []byte, root reflect.Value) (err error) {
+func DecodeValue(b []byte, root reflect.Value) error {
+	var d decoder
+	return d.decode(b, root)
+}
+
+// A Decoder is Decode that keeps its buffers between calls, and shares the short strings it
+// decodes (see decoder.str). It is not safe for concurrent use.
+type Decoder struct {
+	d     decoder
+	plans planCache
+}
+
+// maxShared bounds a Decoder's table of short strings.
+const maxShared = 1 << 16
+
+// DecodeValue is Decode for a reflect.Value.
+func (dec *Decoder) DecodeValue(b []byte, root reflect.Value) error {
+	if dec.d.strings == nil {
+		dec.d.strings = make(map[string]string)
+		dec.d.plans = &dec.plans
+	}
+	return dec.d.decode(b, root)
+}
+
+// decode decodes b into root. It keeps d's scratch space, string table and plans.
+func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 	if !root.IsValid() {
 		return fmt.Errorf("decode state: root must be a non-nil pointer, not nil")
 	}
@@ -29,8 +53,10 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 	if len(b) == 0 || b[0] > arrayMode {
 		return fmt.Errorf("decode state: not a canonical encoding (mode byte)")
 	}
-	d := decoder{buf: b, pos: 1, arrays: b[0] == arrayMode, spare: 1<<20 + 1024*uint64(len(b))}
+	d.buf, d.pos, d.arrays, d.spare, d.inKey = b, 1, b[0] == arrayMode, 1<<20+1024*uint64(len(b)), false
 	defer func() {
+		clear(d.objs) // do not keep the state alive through the decoder
+		d.objs, d.buf = d.objs[:0], nil
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
 			if !ok {
@@ -39,7 +65,7 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 			err = fmt.Errorf("decode state at byte %d: %s", d.pos, f.msg)
 		}
 	}()
-	d.objs = append(d.objs, decObject{v: root, plan: planFor(root.Type().Elem())})
+	d.objs = append(d.objs, decObject{v: root, plan: d.plans.get(root.Type().Elem())})
 	for i := 0; i < len(d.objs); i++ {
 		o := d.objs[i]
 		switch {
@@ -48,7 +74,7 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 		case o.v.Kind() == reflect.Map:
 			d.mapContent(o)
 		default:
-			o.plan.dec(&d, o.v.Elem())
+			o.plan.dec(d, o.v.Elem())
 		}
 	}
 	if d.pos != len(d.buf) {
@@ -58,12 +84,14 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 }
 
 type decoder struct {
-	buf    []byte
-	pos    int
-	objs   []decObject // object number-1 -> pointer, map or backing array
-	arrays bool        // array mode (arrays.go)
-	spare  uint64      // bytes of memory that no input byte describes (capacity) still allowed
-	inKey  bool        // decoding a map key or set element, which the encoder wrote plainly
+	buf     []byte
+	pos     int
+	objs    []decObject       // object number-1 -> pointer, map or backing array
+	arrays  bool              // array mode (arrays.go)
+	spare   uint64            // bytes of memory that no input byte describes (capacity) still allowed
+	inKey   bool              // decoding a map key or set element, which the encoder wrote plainly
+	strings map[string]string // short strings decoded before (decoder.str)
+	plans   *planCache        // nil: none
 }
 
 type decObject struct {
@@ -189,24 +217,24 @@ func decComplex(d *decoder, v reflect.Value) {
 
 func decString(d *decoder, v reflect.Value) { v.SetString(d.str()) }
 
-// str decodes a string. Short strings are shared through a small table: checked state is full of
-// the same few names (states, message types), and restoring a state should not allocate them
-// again. Strings are immutable, so sharing them is invisible to the program.
+// str decodes a string. Short strings are shared through the Decoder's table: checked state is
+// full of the same few names (states, message types), and restoring a state should not allocate
+// them again. Strings are immutable, so sharing them is invisible to the program. The table is the
+// Decoder's own, not the process's: a lookup is then a plain map read, with no lock.
 func (d *decoder) str() string {
 	b := d.take(d.uvarint())
 	if len(b) > 32 {
 		return string(b)
 	}
-	if s, ok := shortStrings.Load(string(b)); ok { // no allocation: the compiler elides string(b) in a lookup
-		return s.(string)
+	if s, ok := d.strings[string(b)]; ok { // no allocation: the compiler elides string(b) in a lookup
+		return s
 	}
 	s := string(b)
-	shortStrings.Store(s, s)
+	if d.strings != nil && len(d.strings) < maxShared {
+		d.strings[s] = s
+	}
 	return s
 }
-
-// shortStrings interns decoded short strings (see decoder.str).
-var shortStrings sync.Map
 
 // objectRef resolves an object number: an earlier object, or the next new one, allocated now and
 // filled when its turn comes. t is a pointer or map type; p the plan of the pointee or map.
@@ -297,6 +325,6 @@ func decInterface(d *decoder, v reflect.Value) {
 		d.fail("%s does not implement %s", ct, v.Type())
 	}
 	c := reflect.New(ct).Elem()
-	planFor(ct).dec(d, c)
+	d.plans.get(ct).dec(d, c)
 	v.Set(c)
 }

@@ -64,6 +64,11 @@ type encoder struct {
 	arrays     []window           // the backing arrays, in array mode, sorted by address
 	collector  *Encoder           // finds a component's windows
 	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
+	plans      planCache
+	fp         footprinter // the memory of the component being encoded (Footprint)
+	asDecoded  bool        // the component so far is what decoding its bytes gives (AsDecoded)
+	rootStart  uintptr     // the memory of the component's root object, which Decode
+	rootEnd    uintptr     // fills in place (its cmc:"-" fields keep their values)
 }
 
 // An object is a pointee or a map. The pointer is kept, not a reflect.Value that may read it from
@@ -124,6 +129,17 @@ func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), d
 	return nil
 }
 
+// AsDecoded reports whether the component last handed to EncodeComponents' emit is, as far as the
+// program can tell, the value that decoding its bytes gives: its sets are in canonical order
+// without spare capacity, no object outside the root holds a field that is not state (cmc:"-",
+// Model.Omit), spare capacity holds only zeros, no float is a NaN, and the component is not in
+// array mode. A machine may then keep the live value in place of restoring equal bytes.
+func (enc *Encoder) AsDecoded() bool { return enc.e.asDecoded }
+
+// Footprint makes f the footprint of the component last handed to EncodeComponents' emit, and
+// reports whether it has one.
+func (enc *Encoder) Footprint(f *Footprint) bool { return enc.e.fp.fill(f) }
+
 // sharedInside marks the components whose own memory overlaps (slices sharing a backing array):
 // they are encoded again in array mode.
 type sharedInside []bool
@@ -140,8 +156,16 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
 		}
 		e.comp = i
+		if r.Unchanged != nil && !tracking {
+			r.Unchanged.spans(e)
+			continue
+		}
 		e.buf = append(dst, plainMode)
+		e.asDecoded = true
+		e.fp.start()
 		if i < len(arrays) && arrays[i] {
+			e.asDecoded = false // array elements no slice sees are not restored
+			e.fp.ok = false
 			if err := e.findWindows(r); err != nil {
 				return err
 			}
@@ -282,10 +306,12 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 	}()
 	t := root.Type()
 	e.path = append(e.path, name)
+	e.rootStart = uintptr(root.UnsafePointer())
+	e.rootEnd = e.rootStart + t.Elem().Size()
 	if n, ok := e.seen[uintptr(root.UnsafePointer())]; ok && t.Elem().Size() > 0 {
 		e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
 	}
-	e.addObject(objectType(t), root.UnsafePointer(), planFor(t.Elem()), t.Elem().Size() == 0, false)
+	e.addObject(objectType(t), root.UnsafePointer(), e.plans.get(t.Elem()), t.Elem().Size() == 0, false)
 	for i := 0; i < len(e.queue); i++ {
 		o := e.queue[i]
 		if e.tracking {
@@ -341,6 +367,7 @@ func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize
 		}
 		if !faults.NoGlobals && e.glob.isGlobal(t, ptr) {
 			if k := e.globalKey(t, ptr); k != "" {
+				e.fp.ok = false // a global's contents lie outside the component
 				e.buf = append(e.buf, 1)
 				e.uvarint(uint64(len(k)))
 				e.buf = append(e.buf, k...)
@@ -382,15 +409,20 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 	if !zeroSize {
 		e.seen[uintptr(ptr)] = n
 		if !isMap {
-			e.addSpan(uintptr(ptr), t.Elem().Size())
+			e.addSpan(ptr, t.Elem().Size())
 		}
+	}
+	if isMap {
+		e.fp.ok = false // a map's memory is not flat
 	}
 	return n
 }
 
 // addSpan records memory an object owns. While tracking, an overlap fails at once, so the error
 // names the second path that reached the memory.
-func (e *encoder) addSpan(start, size uintptr) {
+func (e *encoder) addSpan(ptr unsafe.Pointer, size uintptr) {
+	e.fp.add(ptr, size)
+	start := uintptr(ptr)
 	s := span{start: start, end: start + size, comp: e.comp}
 	if e.tracking {
 		for i, o := range e.spans {
@@ -514,7 +546,7 @@ func encInterface(e *encoder, v reflect.Value) {
 		return
 	}
 	c := v.Elem()
-	p := planFor(c.Type())
+	p := e.plans.get(c.Type())
 	if e.tracking {
 		e.push(".(" + c.Type().String() + ")")
 	}

@@ -96,6 +96,9 @@ func scalarFast(k reflect.Kind) (fastEnc, fastDec) {
 func (e *encoder) varint(x int64) { e.buf = binary.AppendVarint(e.buf, x) }
 
 func (e *encoder) float(f float64) {
+	if f != f {
+		e.asDecoded = false // every NaN restores as one NaN
+	}
 	e.buf = binary.LittleEndian.AppendUint64(e.buf, floatBits(f))
 }
 

@@ -42,6 +42,10 @@ type Value struct {
 type Root struct {
 	Name string
 	V    reflect.Value // a non-nil pointer
+	// Unchanged, when set, says the component is what it was when this footprint was recorded
+	// (Footprint.Same): EncodeComponents does not encode it again, nor call emit for it, but still
+	// checks that no other component shares its memory.
+	Unchanged *Footprint
 }
 
 // NewGraph builds the graph of the state reachable from roots, in order.

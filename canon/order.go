@@ -28,14 +28,19 @@ func newPart(all []byte, start, i int) part {
 	return part{prefix: binary.BigEndian.Uint64(b[:]), start: start, end: len(all), i: i}
 }
 
-// sortParts sorts parts by their bytes in all.
-func sortParts(parts []part, all []byte) {
-	slices.SortFunc(parts, func(a, b part) int {
+// sortParts sorts parts by their bytes in all, and reports whether they were in order already.
+func sortParts(parts []part, all []byte) (sorted bool) {
+	order := func(a, b part) int {
 		if a.prefix != b.prefix {
 			return cmp.Compare(a.prefix, b.prefix)
 		}
 		return bytes.Compare(all[a.start:a.end], all[b.start:b.end])
-	})
+	}
+	if slices.IsSortedFunc(parts, order) {
+		return true
+	}
+	slices.SortFunc(parts, order)
+	return false
 }
 
 // mapSlots holds the entries of maps of one type while they are sorted.
@@ -65,7 +70,9 @@ func (e *encoder) setContent(v reflect.Value, elem *plan) {
 		parts = append(parts, newPart(all, start, i))
 	}
 	e.buf, e.inKey = saved, wasKey
-	sortParts(parts, all)
+	if !sortParts(parts, all) || v.Cap() > v.Len() {
+		e.asDecoded = false // Decode restores a set sorted, with no spare capacity
+	}
 	if e.sortSets {
 		sortInPlace(v, parts)
 	}

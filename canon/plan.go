@@ -34,9 +34,40 @@ type plan struct {
 
 var (
 	plans    sync.Map // reflect.Type -> *plan, complete plans only
+	planGen  atomic.Uint64
 	buildMu  sync.Mutex
 	building map[reflect.Type]*plan // under buildMu: plans of the build in progress
 )
+
+// A planCache remembers the plans of the few types an Encoder or a Decoder starts from (roots,
+// interfaces' dynamic types), so a capture does not look them up in the process-wide table at every
+// call. It forgets them when the rules change (SetRules). The zero value is ready; a nil one
+// caches nothing.
+type planCache struct {
+	gen   uint64
+	types []reflect.Type
+	plans []*plan
+}
+
+func (c *planCache) get(t reflect.Type) *plan {
+	if c == nil {
+		return planFor(t)
+	}
+	if g := planGen.Load(); g != c.gen {
+		c.gen, c.types, c.plans = g, c.types[:0], c.plans[:0]
+	}
+	for i, ct := range c.types {
+		if ct == t {
+			return c.plans[i]
+		}
+	}
+	p := planFor(t)
+	if len(c.types) < 32 {
+		c.types = append(c.types, t)
+		c.plans = append(c.plans, p)
+	}
+	return p
+}
 
 // planFor returns the cached plan of t, building it on first use. A plan is published only once it
 // and every plan it refers to are complete, so encoders on other goroutines never see half a plan.
@@ -176,8 +207,19 @@ func buildStruct(p *plan) {
 		fields = append(fields, f)
 	}
 	p.fastEnc, p.fastDec = structFast(fields)
+	drops := len(fields) < t.NumField()
+	if drops && p.fastEnc != nil {
+		fast := p.fastEnc
+		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) {
+			e.dropped(uintptr(ptr))
+			fast(e, ptr)
+		}
+	}
 	p.enc = func(e *encoder, v reflect.Value) {
 		base, addressable := addr(v)
+		if drops {
+			e.dropped(uintptr(base)) // base is nil when v is not addressable: never the root
+		}
 		for i := range fields {
 			f := &fields[i]
 			if fast := f.plan.fastEnc; addressable && fast != nil {
@@ -203,6 +245,14 @@ func buildStruct(p *plan) {
 			}
 			f.plan.dec(d, settable(v.Field(f.index)))
 		}
+	}
+}
+
+// dropped notes a struct at addr whose fields are not all state. Decode fills the component's root
+// object in place, so such fields there keep their values; anywhere else Decode makes them zero.
+func (e *encoder) dropped(addr uintptr) {
+	if addr < e.rootStart || addr >= e.rootEnd {
+		e.asDecoded = false
 	}
 }
 

@@ -59,6 +59,7 @@ func SetRules(rs []Rule) error {
 	rules, applied = next, map[[2]string]bool{}
 	buildMu.Lock()
 	plans.Clear()
+	planGen.Add(1)
 	buildMu.Unlock()
 	tagCache.Clear()
 	return nil

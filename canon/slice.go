@@ -46,7 +46,10 @@ func buildSlice(p *plan, set bool) {
 		}
 		base := v.UnsafePointer()
 		if c > 0 && size > 0 {
-			e.addSpan(uintptr(base), uintptr(c)*size)
+			e.addSpan(base, uintptr(c)*size)
+		}
+		if !set && c > n && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(base, uintptr(n)*size)), uintptr(c-n)*size)) {
+			e.asDecoded = false // Decode restores spare capacity as zeros
 		}
 		switch {
 		case set:
@@ -121,4 +124,13 @@ func buildSlice(p *plan, set bool) {
 			d.inKey = wasKey
 		}
 	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -27,8 +27,11 @@ type Machine struct {
 	Def    *cmc.Definition
 	pool   *pool
 	enc    canon.Encoder
+	dec    canon.Decoder
 	buf    []byte
-	loaded []uint32 // what each live root holds; dirty when a handler may have changed it
+	loaded []uint32    // what each live root holds; dirty when a handler may have changed it
+	ran    []uint32    // what each root held when the last handler ran on it
+	live   []liveValue // what each root held when a capture last found it unchanged
 	ctx    runCtx
 	digest []byte
 	roots  []canon.Root // scratch for capture
@@ -41,6 +44,14 @@ type Machine struct {
 }
 
 const dirty = ^uint32(0)
+
+// A liveValue says that a component's live value was, as far as the program can tell, the decoding
+// of pool entry id (dirty: nothing known) when the footprint was recorded. While its memory still
+// holds the footprint's bytes, it still is: capturing it needs no encoding.
+type liveValue struct {
+	id uint32
+	fp canon.Footprint
+}
 
 // NewMachine takes a model and captures its initial state. The live roots are then restored from
 // the captured bytes, so every transition, in search and in replay, starts from a decoded state.
@@ -58,9 +69,10 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	}
 	transition.Lock.Lock()
 	canon.SetRules(def.Rules) // again, holding the lock: another machine may have run meanwhile
-	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components))}
+	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components)),
+		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components))}
 	for i := range mc.loaded {
-		mc.loaded[i] = dirty
+		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
 	}
 	all := make([]int, len(def.Components))
 	for i := range all {
@@ -96,7 +108,7 @@ func (mc *Machine) Load(s State) error {
 			continue
 		}
 		c := mc.Def.Components[i]
-		if err := canon.DecodeValue(mc.pool.blobs[id], c.Root); err != nil {
+		if err := mc.dec.DecodeValue(mc.pool.blobs[id], c.Root); err != nil {
 			return fmt.Errorf("restore %s: %w", c.Name, err)
 		}
 		mc.loaded[i] = id
@@ -105,19 +117,37 @@ func (mc *Machine) Load(s State) error {
 }
 
 // capture encodes the listed components of the live state into s, in one capture: they must share
-// no object (canon.Encoder.EncodeComponents). It leaves them marked as not loaded: the live values
-// are what the handler left (a set in its order, say), and every transition must start from
-// decoded bytes, in search and in replay alike.
+// no object (canon.Encoder.EncodeComponents). Every transition must start from what decoding the
+// state's bytes gives, in search and in replay alike, so a component the handler changed is marked
+// as not loaded unless its live value is just what decoding its new bytes gives
+// (canon.Encoder.AsDecoded; a set left out of order is not).
+//
+// Most transitions leave the shared environment as they found it. A component a capture finds
+// unchanged gets a footprint (canon.Footprint), and while its memory still matches, later captures
+// do not encode it again.
 func (mc *Machine) capture(s State, comps []int) error {
 	roots := mc.roots[:0]
 	for _, i := range comps {
 		c := mc.Def.Components[i]
-		roots = append(roots, canon.Root{Name: c.Name, V: c.Root})
+		r := canon.Root{Name: c.Name, V: c.Root}
+		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
+			r.Unchanged = &lv.fp
+			s[i], mc.loaded[i] = lv.id, lv.id
+		}
+		roots = append(roots, r)
 	}
 	mc.roots = roots
 	return mc.enc.EncodeComponents(roots, func(j int, b []byte) {
 		mc.buf = b
-		s[comps[j]] = mc.pool.intern(b)
+		c := comps[j]
+		id := mc.pool.intern(b)
+		s[c], mc.loaded[c], mc.live[c].id = id, dirty, dirty
+		if mc.enc.AsDecoded() {
+			mc.loaded[c] = id
+			if id == mc.ran[c] && mc.enc.Footprint(&mc.live[c].fp) {
+				mc.live[c].id = id
+			}
+		}
 	}, mc.buf[:0])
 }
 
@@ -185,7 +215,7 @@ type Failure struct {
 func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int) int) (out Outcome) {
 	mc.ctx = runCtx{prefix: prefix, noting: noting, rnd: rnd, points: mc.ctx.points[:0]}
 	for _, i := range ev.Touches {
-		mc.loaded[i] = dirty
+		mc.ran[i], mc.loaded[i] = mc.loaded[i], dirty
 	}
 	transition.Set(&mc.ctx)
 	goroutines := runtime.NumGoroutine()

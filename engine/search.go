@@ -32,6 +32,7 @@ type search struct {
 	sigs     map[string]bool
 	stop     bool
 	prefixB  []int
+	enabled  []int // scratch for the events enabled in the state being expanded
 	key      []byte
 	lastTick int64
 	depth    int   // of the state being expanded
@@ -232,10 +233,11 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	mc := s.mc
 	// Evaluate every enabling condition on one load of the state: a disabled event then costs
 	// no restore.
-	enabled, fail, err := mc.Enabled(st)
+	enabled, fail, err := mc.enabledIn(s.enabled[:0], st)
 	if err != nil {
 		return err
 	}
+	s.enabled = enabled
 	if fail != nil {
 		s.violation(idx, nil, NewViolation(fail.Kind, "", fail.Message, fail.Site))
 		return nil

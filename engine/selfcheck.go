@@ -76,7 +76,7 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 	if err := mc.enc.SortSets(mc.allRoots()); err != nil {
 		return nil, nil, err
 	}
-	enabled, fail := mc.enabledLive()
+	enabled, fail := mc.enabledLive(nil)
 	if fail != nil || len(enabled) == 0 {
 		return nil, nil, nil // a failing condition: the search reports it from the restored state
 	}
@@ -103,7 +103,7 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 			return nil, nil, err
 		}
 		if i == 0 {
-			if restored, fail := mc.enabledLive(); fail == nil && !slices.Equal(restored, enabled) {
+			if restored, fail := mc.enabledLive(nil); fail == nil && !slices.Equal(restored, enabled) {
 				return NewViolation("capture-fault", "", fmt.Sprintf(
 					"on %s, the events enabled on the objects the last handler left (%s) differ from those enabled on its restored copy (%s): an enabling condition reaches something the state does not hold, such as a package-level value compared by identity",
 					from, mc.labels(enabled), mc.labels(restored)), ""), nil, nil

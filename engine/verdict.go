@@ -94,23 +94,36 @@ func (mc *Machine) DeadlockVerdict(enabled int) *Violation {
 
 // Enabled lists the indexes of the events enabled in s. A panic in an enabling condition stops
 // the list and is returned as a Failure.
-func (mc *Machine) Enabled(s State) ([]int, *Failure, error) {
+func (mc *Machine) Enabled(s State) ([]int, *Failure, error) { return mc.enabledIn(nil, s) }
+
+// enabledIn is Enabled appending to dst.
+func (mc *Machine) enabledIn(dst []int, s State) ([]int, *Failure, error) {
 	if err := mc.Load(s); err != nil {
 		return nil, nil, err
 	}
-	out, fail := mc.enabledLive()
+	out, fail := mc.enabledLive(dst)
 	return out, fail, nil
 }
 
-// enabledLive lists the indexes of the events enabled on the live objects as they are.
-func (mc *Machine) enabledLive() ([]int, *Failure) {
-	var out []int
-	for i, ev := range mc.Def.Events {
+// enabledLive appends to dst the indexes of the events enabled on the live objects as they are.
+// The conditions run for every state, so they run in one loop under one deferred recover, not
+// through Guard (a closure and a recover each); each is still its own call into user code.
+func (mc *Machine) enabledLive(dst []int) (out []int, fail *Failure) {
+	out = dst
+	i := 0
+	defer func() {
+		if r := recover(); r != nil {
+			transition.Leave()
+			fail = failure(r)
+			fail.Message = "enabling condition of " + mc.Def.Events[i].Label + ": " + fail.Message
+		}
+	}()
+	for ; i < len(mc.Def.Events); i++ {
+		ev := mc.Def.Events[i]
 		if ev.Enabled != nil {
-			on, fail := mc.enabled(ev)
-			if fail != nil {
-				return out, fail
-			}
+			transition.Enter()
+			on := ev.Enabled()
+			transition.Leave()
 			if !on {
 				continue
 			}
