@@ -36,10 +36,11 @@ vet: tools
 	$(GO) test -count=1 ./internal/layers
 	$(MAKE) generate-check
 
-# What `go generate` writes from Go (the launch attributes: internal/dap/launchconfig.go) must be
-# committed as generated: package.json's launch schema, its TypeScript twin, docs/launch.md's table.
+# What `go generate ./internal/gen` writes from Go (the launch attributes:
+# internal/dap/launchconfig.go) must be committed as generated: package.json's launch schema, its
+# TypeScript twin, docs/launch.md's table.
 generate-check:
-	$(GO) generate ./internal/dap
+	$(GO) generate ./internal/gen
 	git diff --exit-code -- vscode-extension/package.json vscode-extension/src/launchAttrs.gen.ts docs/launch.md
 	@test -z "$$(git ls-files --others --exclude-standard -- vscode-extension/src/launchAttrs.gen.ts)" || { echo "commit vscode-extension/src/launchAttrs.gen.ts"; exit 1; }
 
