@@ -4,7 +4,9 @@
 //   - from the launch attribute table dap.LaunchAttrs (internal/dap/launchconfig.go):
 //     vscode-extension/package.json's debugger launch properties (the editor's schema),
 //     vscode-extension/src/launchAttrs.gen.ts (the TypeScript type and the table config.ts
-//     checks with) and docs/launch.md's attribute table, between its "generated" markers.
+//     checks with) and docs/launch.md's attribute table, between its "generated" markers;
+//   - from the Go types the views server sends and takes (internal/views):
+//     webview/src/types.gen.ts.
 //
 // Run it with `go generate ./internal/gen` from the repository root; `make vet` fails when a
 // generated file differs from what is committed.
@@ -33,6 +35,7 @@ func main() {
 		{"vscode-extension/package.json", packageJSON},
 		{"vscode-extension/src/launchAttrs.gen.ts", func([]byte) ([]byte, error) { return launchTypeScript(), nil }},
 		{"docs/launch.md", launchDoc},
+		{"webview/src/types.gen.ts", func([]byte) ([]byte, error) { return viewsTypeScript() }},
 	} {
 		path := filepath.Join(*root, f.path)
 		old, err := os.ReadFile(path)
