@@ -38,7 +38,7 @@ vet: tools
 
 # What internal/gen writes from Go must be committed as generated: package.json's launch schema,
 # docs/launch.md's table, and the TypeScript twins of Go types (every *.gen.ts: the launch
-# attributes, the views' payloads).
+# attributes, the custom DAP requests, the views' payloads).
 GENERATED := vscode-extension/package.json docs/launch.md '*.gen.ts'
 generate-check:
 	$(GO) generate ./internal/gen

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 
+	"github.com/cmc-go/cmc/internal/dap"
 	"github.com/cmc-go/cmc/internal/views"
 )
 
@@ -30,4 +33,24 @@ func viewsTypeScript() ([]byte, error) {
 	}
 	decls := f.interfaces()
 	return []byte(header("the Go types of internal/views") + decls), f.err
+}
+
+// protocolTypeScript is the custom DAP requests and events, with what they carry.
+func protocolTypeScript() ([]byte, error) {
+	f := newTSFile()
+	requests, events := dap.CustomMessages()
+	var b strings.Builder
+	b.WriteString("\n/** The custom requests cmcdap answers: the arguments and the response body of each. */\n" +
+		"export interface CustomRequests {\n")
+	for _, r := range requests {
+		fmt.Fprintf(&b, "  %s: { args: %s; body: %s };\n", tsString(r.Name), f.ref(r.Args), f.ref(r.Body))
+	}
+	b.WriteString("}\n\n/** The custom events cmcdap sends: the body of each. */\n" +
+		"export interface CustomEvents {\n")
+	for _, e := range events {
+		fmt.Fprintf(&b, "  %s: %s;\n", tsString(e.Name), f.ref(e.Body))
+	}
+	b.WriteString("}\n")
+	b.WriteString(f.interfaces())
+	return []byte(header("the Go types of the custom DAP messages (dap.CustomMessages)") + b.String()), f.err
 }

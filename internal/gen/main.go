@@ -5,6 +5,8 @@
 //     vscode-extension/package.json's debugger launch properties (the editor's schema),
 //     vscode-extension/src/launchAttrs.gen.ts (the TypeScript type and the table config.ts
 //     checks with) and docs/launch.md's attribute table, between its "generated" markers;
+//   - from the Go types of the custom DAP requests and events (dap.CustomMessages):
+//     vscode-extension/src/protocol.gen.ts;
 //   - from the Go types the views server sends and takes (internal/views):
 //     webview/src/types.gen.ts.
 //
@@ -35,6 +37,7 @@ func main() {
 		{"vscode-extension/package.json", packageJSON},
 		{"vscode-extension/src/launchAttrs.gen.ts", func([]byte) ([]byte, error) { return launchTypeScript(), nil }},
 		{"docs/launch.md", launchDoc},
+		{"vscode-extension/src/protocol.gen.ts", func([]byte) ([]byte, error) { return protocolTypeScript() }},
 		{"webview/src/types.gen.ts", func([]byte) ([]byte, error) { return viewsTypeScript() }},
 	} {
 		path := filepath.Join(*root, f.path)
