@@ -36,12 +36,14 @@ vet: tools
 	$(GO) test -count=1 ./internal/layers
 	$(MAKE) generate-check
 
-# What `go generate` writes from Go (the launch attributes: internal/dap/launchconfig.go) must be
-# committed as generated: package.json's launch schema, its TypeScript twin, docs/launch.md's table.
+# What internal/gen writes from Go must be committed as generated: package.json's launch schema,
+# docs/launch.md's table, and the TypeScript twins of Go types (every *.gen.ts: the launch
+# attributes, the custom DAP requests, the views' payloads).
+GENERATED := vscode-extension/package.json docs/launch.md '*.gen.ts'
 generate-check:
-	$(GO) generate ./internal/dap
-	git diff --exit-code -- vscode-extension/package.json vscode-extension/src/launchAttrs.gen.ts docs/launch.md
-	@test -z "$$(git ls-files --others --exclude-standard -- vscode-extension/src/launchAttrs.gen.ts)" || { echo "commit vscode-extension/src/launchAttrs.gen.ts"; exit 1; }
+	$(GO) generate ./internal/gen
+	git diff --exit-code -- $(GENERATED)
+	@test -z "$$(git ls-files --others --exclude-standard -- $(GENERATED))" || { echo "commit the generated files:"; git ls-files --others --exclude-standard -- $(GENERATED); exit 1; }
 
 # examples/etcdraft is a module of its own (a user's module, using etcd raft from its module), so
 # ./... does not reach it.

@@ -27,67 +27,46 @@ func (s *Session) addBookmark(name, note string) (store.Bookmark, error) {
 	return b, err
 }
 
-func (s *Session) cmcAddBookmark(req *customRequest) (any, error) {
-	var a struct {
-		Name string `json:"name"`
-		Note string `json:"note"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
-	b, err := s.addBookmark(a.Name, a.Note)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"bookmark": b}, nil
+type bookmarkBody struct {
+	Bookmark store.Bookmark `json:"bookmark"`
 }
 
-func (s *Session) cmcBookmarks(req *customRequest) (any, error) {
+func (s *Session) cmcAddBookmark(a bookmarkArgs) (bookmarkBody, error) {
+	b, err := s.addBookmark(a.Name, a.Note)
+	return bookmarkBody{b}, err
+}
+
+type bookmarksBody struct {
+	Bookmarks []store.Bookmark `json:"bookmarks"`
+}
+
+func (s *Session) cmcBookmarks(struct{}) (bookmarksBody, error) {
 	if err := s.needStore(); err != nil {
-		return nil, err
+		return bookmarksBody{}, err
 	}
 	bs, err := s.db.Bookmarks()
-	if err != nil {
-		return nil, err
-	}
 	if bs == nil {
 		bs = []store.Bookmark{}
 	}
-	return map[string]any{"bookmarks": bs}, nil
+	return bookmarksBody{bs}, err
 }
 
-func (s *Session) cmcRemoveBookmark(req *customRequest) (any, error) {
-	var a struct {
-		Name string `json:"name"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+func (s *Session) cmcRemoveBookmark(a nameArgs) (struct{}, error) {
 	if err := s.needStore(); err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	if a.Name == "" {
-		return nil, errors.New(`give "name"`)
+		return struct{}{}, errors.New(`give "name"`)
 	}
-	return map[string]any{}, s.db.DeleteBookmark(a.Name)
+	return struct{}{}, s.db.DeleteBookmark(a.Name)
 }
 
-func (s *Session) cmcRenameBookmark(req *customRequest) (any, error) {
-	var a struct {
-		Name    string `json:"name"`
-		NewName string `json:"newName"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+func (s *Session) cmcRenameBookmark(a renameArgs) (struct{}, error) {
 	if err := s.needStore(); err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	if a.Name == "" || strings.TrimSpace(a.NewName) == "" {
-		return nil, fmt.Errorf(`give "name" and "newName"`)
+		return struct{}{}, fmt.Errorf(`give "name" and "newName"`)
 	}
-	if err := s.db.RenameBookmark(a.Name, strings.TrimSpace(a.NewName)); err != nil {
-		return nil, err
-	}
-	return map[string]any{}, nil
+	return struct{}{}, s.db.RenameBookmark(a.Name, strings.TrimSpace(a.NewName))
 }

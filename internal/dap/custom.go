@@ -3,8 +3,13 @@ package dap
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 
+	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/transition"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
 )
@@ -35,17 +40,63 @@ type viewsBody struct {
 	URL string `json:"url"`
 }
 
-var customCommands = map[string]func(s *Session, req *customRequest) (any, error){
-	"cmc/traces":         (*Session).cmcTraces,
-	"cmc/openTrace":      (*Session).cmcOpenTrace,
-	"cmc/gotoStep":       (*Session).cmcGotoStep,
-	"cmc/addBookmark":    (*Session).cmcAddBookmark,
-	"cmc/bookmarks":      (*Session).cmcBookmarks,
-	"cmc/removeBookmark": (*Session).cmcRemoveBookmark,
-	"cmc/renameBookmark": (*Session).cmcRenameBookmark,
-	"cmc/diff":           (*Session).cmcDiff,
-	"cmc/choices":        (*Session).cmcChoices,
-	"cmc/graph":          (*Session).cmcGraph,
+var customCommands = map[string]customCommand{
+	"cmc/traces":         custom((*Session).cmcTraces),
+	"cmc/openTrace":      custom((*Session).cmcOpenTrace),
+	"cmc/gotoStep":       custom((*Session).cmcGotoStep),
+	"cmc/addBookmark":    custom((*Session).cmcAddBookmark),
+	"cmc/bookmarks":      custom((*Session).cmcBookmarks),
+	"cmc/removeBookmark": custom((*Session).cmcRemoveBookmark),
+	"cmc/renameBookmark": custom((*Session).cmcRenameBookmark),
+	"cmc/diff":           custom((*Session).cmcDiff),
+	"cmc/choices":        custom((*Session).cmcChoices),
+	"cmc/graph":          customLater((*Session).cmcGraph),
+}
+
+// A customCommand answers one custom request. Its handler takes the arguments as a Go type and
+// answers with one: `go generate` (internal/gen) writes the extension's TypeScript types from
+// the same two types (CustomMessages), so the two sides cannot drift apart.
+type customCommand struct {
+	args, body reflect.Type
+	serve      func(s *Session, req *customRequest) (any, error)
+}
+
+func custom[A, B any](f func(s *Session, a A) (B, error)) customCommand {
+	return customWithRequest(func(s *Session, _ *customRequest, a A) (B, error) { return f(s, a) })
+}
+
+// customLater is custom for a request that another goroutine answers, with later[B].send.
+func customLater[A, B any](f func(s *Session, req *customRequest, a A) (later[B], error)) customCommand {
+	c := customWithRequest(f)
+	c.body = reflect.TypeFor[B]()
+	return c
+}
+
+func customWithRequest[A, B any](f func(s *Session, req *customRequest, a A) (B, error)) customCommand {
+	return customCommand{reflect.TypeFor[A](), reflect.TypeFor[B](), func(s *Session, req *customRequest) (any, error) {
+		var a A
+		if len(req.Arguments) > 0 {
+			if err := json.Unmarshal(req.Arguments, &a); err != nil {
+				return nil, fmt.Errorf("bad arguments: %v", err)
+			}
+		}
+		return f(s, req, a)
+	}}
+}
+
+// A CustomMessage is a custom request or event with the Go types of what it carries.
+type CustomMessage struct {
+	Name       string
+	Args, Body reflect.Type // Args: nil for an event
+}
+
+// CustomMessages lists the custom requests, by name, and the custom events, for `go generate`.
+func CustomMessages() (requests, events []CustomMessage) {
+	for name, c := range customCommands {
+		requests = append(requests, CustomMessage{name, c.args, c.body})
+	}
+	slices.SortFunc(requests, func(a, b CustomMessage) int { return strings.Compare(a.Name, b.Name) })
+	return requests, []CustomMessage{{Name: "cmc/views", Body: reflect.TypeFor[viewsBody]()}}
 }
 
 // newCodec is go-dap's codec with the custom requests and event registered.
@@ -59,13 +110,12 @@ func newCodec() *dap.Codec {
 }
 
 func (s *Session) onCustom(req *customRequest) {
-	h := customCommands[req.Command]
-	body, err := h(s, req)
+	body, err := customCommands[req.Command].serve(s, req)
 	if err != nil {
 		s.sendError(&req.Request, errBadArgs, req.Command+": "+err.Error())
 		return
 	}
-	if _, later := body.(deferred); later {
+	if _, later := body.(answeredLater); later {
 		return
 	}
 	s.send(&customResponse{Response: response(&req.Request), Body: body})
@@ -84,16 +134,40 @@ type stepReply struct {
 
 func (r stepReply) then() { r.f() }
 
-// args decodes a custom request's arguments into v, naming the request in errors.
-func args(req *customRequest, v any) error {
-	if len(req.Arguments) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(req.Arguments, v); err != nil {
-		return fmt.Errorf("bad arguments: %v", err)
-	}
-	return nil
+// later[B] is the body of a request that another goroutine answers with a B.
+type later[B any] struct{}
+
+type answeredLater interface{ answeredLater() }
+
+func (later[B]) answeredLater() {}
+
+func (later[B]) send(s *Session, req *customRequest, b B) {
+	s.send(&customResponse{Response: response(&req.Request), Body: b})
 }
+
+// The arguments of the custom requests; those without any take struct{}.
+type (
+	traceArgs struct {
+		Trace int64 `json:"trace"`
+	}
+	gotoArgs struct {
+		Step *int `json:"step"`
+	}
+	stepArgs struct {
+		Step *int `json:"step,omitempty"` // default: the step shown
+	}
+	bookmarkArgs struct {
+		Name string `json:"name"`
+		Note string `json:"note,omitempty"`
+	}
+	nameArgs struct {
+		Name string `json:"name"`
+	}
+	renameArgs struct {
+		Name    string `json:"name"`
+		NewName string `json:"newName"`
+	}
+)
 
 func (s *Session) needStore() error {
 	if s.db == nil {
@@ -109,13 +183,19 @@ func (s *Session) needStop() error {
 	return nil
 }
 
-func (s *Session) cmcTraces(req *customRequest) (any, error) {
+type tracesBody struct {
+	Traces  []store.TraceInfo `json:"traces"`
+	Current int64             `json:"current"` // the session's trace; 0: none yet
+	DB      string            `json:"db"`
+}
+
+func (s *Session) cmcTraces(struct{}) (tracesBody, error) {
 	if err := s.needStore(); err != nil {
-		return nil, err
+		return tracesBody{}, err
 	}
 	ts, err := s.db.Traces(store.TraceQuery{})
 	if err != nil {
-		return nil, err
+		return tracesBody{}, err
 	}
 	if ts == nil {
 		ts = []store.TraceInfo{}
@@ -124,71 +204,62 @@ func (s *Session) cmcTraces(req *customRequest) (any, error) {
 	if s.tr != nil {
 		cur = s.tr.id
 	}
-	return map[string]any{"traces": ts, "current": cur, "db": s.db.Path()}, nil
+	return tracesBody{ts, cur, s.db.Path()}, nil
 }
 
 // openTrace switches the session to another stored trace and stops on it.
-func (s *Session) cmcOpenTrace(req *customRequest) (any, error) {
-	var a struct {
-		Trace int64 `json:"trace"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+func (s *Session) cmcOpenTrace(a traceArgs) (stepReply, error) {
 	if err := s.needStore(); err != nil {
-		return nil, err
+		return stepReply{}, err
 	}
 	t, _, err := s.db.Trace(a.Trace)
 	if err != nil {
-		return nil, err
+		return stepReply{}, err
 	}
 	s.show(newTrace(a.Trace, t))
 	return stepReply{Step: s.tr.len(), f: func() { s.firstStop(false) }}, nil
 }
 
-func (s *Session) cmcGotoStep(req *customRequest) (any, error) {
-	var a struct {
-		Step *int `json:"step"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+func (s *Session) cmcGotoStep(a gotoArgs) (stepReply, error) {
 	if err := s.needStop(); err != nil {
-		return nil, err
+		return stepReply{}, err
 	}
 	if a.Step == nil {
-		return nil, fmt.Errorf(`give "step", a step number from 0 to %d`, s.tr.len())
+		return stepReply{}, fmt.Errorf(`give "step", a step number from 0 to %d`, s.tr.len())
 	}
 	n := *a.Step
 	if n < 0 || n > s.tr.len() {
-		return nil, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
+		return stepReply{}, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
 	}
 	return stepReply{Step: n, f: func() { s.gotoStep(n) }}, nil
 }
 
-func (s *Session) cmcDiff(req *customRequest) (any, error) {
-	var a struct {
-		Step *int `json:"step"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+// A diffBody is a step: who took it, and what it changed.
+type diffBody struct {
+	Step    int               `json:"step"`
+	Proc    string            `json:"proc,omitempty"`
+	Event   string            `json:"event,omitempty"`
+	Changes []canon.Change    `json:"changes"`
+	Notes   []transition.Note `json:"notes,omitempty"`
+}
+
+func (s *Session) cmcDiff(a stepArgs) (diffBody, error) {
 	if err := s.needStop(); err != nil {
-		return nil, err
+		return diffBody{}, err
 	}
 	n := s.pos.Shown()
 	if a.Step != nil {
 		n = *a.Step
 	}
 	if n < 0 || n > s.tr.len() {
-		return nil, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
+		return diffBody{}, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
 	}
-	body := map[string]any{"step": n, "changes": []any{}}
+	body := diffBody{Step: n, Changes: []canon.Change{}}
 	if n > 0 {
 		st := s.tr.step(n)
-		body["proc"], body["event"], body["notes"] = st.Proc, st.Event, st.Notes
+		body.Proc, body.Event, body.Notes = st.Proc, st.Event, st.Notes
 		if st.Changes != nil {
-			body["changes"] = st.Changes
+			body.Changes = st.Changes
 		}
 	}
 	return body, nil
@@ -205,13 +276,19 @@ type choiceHint struct {
 	N      int    `json:"n"`
 }
 
+type choicesBody struct {
+	Choices   []choiceHint `json:"choices"`
+	Total     int          `json:"total"`     // Choose calls up to the current position
+	Truncated bool         `json:"truncated"` // Choices has only the latest maxChoiceHints
+}
+
 // maxChoiceHints bounds a cmc/choices reply; the latest are kept.
 const maxChoiceHints = 5000
 
 // choices lists every Choose call up to the current engine.Cursor, latest last.
-func (s *Session) cmcChoices(req *customRequest) (any, error) {
+func (s *Session) cmcChoices(struct{}) (choicesBody, error) {
 	if err := s.needStop(); err != nil {
-		return nil, err
+		return choicesBody{}, err
 	}
 	var out []choiceHint
 	total := len(s.tr.t.Made(s.pos))
@@ -234,5 +311,5 @@ func (s *Session) cmcChoices(req *customRequest) (any, error) {
 	if out == nil {
 		out = []choiceHint{}
 	}
-	return map[string]any{"choices": out, "total": total, "truncated": len(out) < total}, nil
+	return choicesBody{out, total, len(out) < total}, nil
 }

@@ -19,25 +19,20 @@ import (
 const maxGraphBytes = 1 << 20
 
 // cmcGraph answers with the heap graph of the current engine.Cursor (or {step}) when it is small.
-func (s *Session) cmcGraph(req *customRequest) (any, error) {
-	var a struct {
-		Step *int `json:"step"`
-	}
-	if err := args(req, &a); err != nil {
-		return nil, err
-	}
+func (s *Session) cmcGraph(req *customRequest, a stepArgs) (later[graphBody], error) {
+	var reply later[graphBody]
 	if err := s.needStop(); err != nil {
-		return nil, err
+		return reply, err
 	}
 	p := s.pos
 	if a.Step != nil {
 		if *a.Step < 0 || *a.Step > s.tr.len() {
-			return nil, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", *a.Step, s.tr.len())
+			return reply, fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", *a.Step, s.tr.len())
 		}
 		p = engine.After(*a.Step)
 	}
 	if s.launch == nil || s.launch.Program == "" {
-		return nil, errors.New(`the heap graph re-runs the trace in the model's code: give "program" in the launch configuration`)
+		return reply, errors.New(`the heap graph re-runs the trace in the model's code: give "program" in the launch configuration`)
 	}
 	c, b, id, t := s.launch, s.build, s.tr.id, s.tr.t
 	go func() {
@@ -47,20 +42,22 @@ func (s *Session) cmcGraph(req *customRequest) (any, error) {
 			s.sendError(&req.Request, errGraph, req.Command+": "+err.Error())
 			return
 		}
-		s.send(&customResponse{Response: response(&req.Request), Body: g})
+		reply.send(s, req, g)
 	}()
-	return deferred{}, nil
+	return reply, nil
 }
 
-// deferred is the body of a custom request answered later, by another goroutine.
-type deferred struct{}
+type graphBody struct {
+	Step  int             `json:"step"`
+	Graph json.RawMessage `json:"graph"` // a canon.Graph, marshalled once to measure it
+}
 
-func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine.Trace, p engine.Cursor) (any, error) {
+func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine.Trace, p engine.Cursor) (graphBody, error) {
 	ctx := context.Background()
 	if b == nil {
 		var err error
 		if b, err = service.Open(ctx, c.Cwd, c.Program); err != nil {
-			return nil, err
+			return graphBody{}, err
 		}
 		s.post(func() {
 			if s.build == nil {
@@ -71,18 +68,18 @@ func (s *Session) graph(c *launchConfig, b *service.Program, id int64, t *engine
 	s.replay.SetDeadline(c.Deadline)
 	v, err := s.replay.View(ctx, b, id, t, p)
 	if err != nil {
-		return nil, err
+		return graphBody{}, err
 	}
 	js, err := json.Marshal(v.Graph)
 	if err != nil {
-		return nil, err
+		return graphBody{}, err
 	}
 	if len(js) > maxGraphBytes {
 		msg := fmt.Sprintf("the graph of step %d has %d objects (%d KiB): too large for DAP; open it in the views", p.Step, len(v.Graph.Objects), len(js)>>10)
 		if s.views != nil {
 			msg += " at " + s.views.URL()
 		}
-		return nil, errors.New(msg)
+		return graphBody{}, errors.New(msg)
 	}
-	return map[string]any{"step": p.Step, "graph": json.RawMessage(js)}, nil
+	return graphBody{p.Step, js}, nil
 }

@@ -1,7 +1,5 @@
 package dap
 
-//go:generate go run ./gen
-
 import (
 	"bytes"
 	"encoding/json"
@@ -38,7 +36,7 @@ type launchConfig struct {
 
 // A LaunchAttr describes one launch attribute. The table LaunchAttrs is the one place that says
 // what an attribute takes: parseLaunch reads bounds and defaults from it, and `go generate`
-// (./gen) writes from it the editor's schema in vscode-extension/package.json, the TypeScript
+// (internal/gen) writes from it the editor's schema in vscode-extension/package.json, the TypeScript
 // type and checks in vscode-extension/src/launchAttrs.gen.ts, and the table in docs/launch.md.
 type LaunchAttr struct {
 	Name string

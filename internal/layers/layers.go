@@ -29,7 +29,7 @@ var Layers = []Layer{
 	{"store", []string{"store"}},
 	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
-	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "webview"}},
+	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "webview"}},
 	{"models and test programs", []string{"examples/...", "test/..."}},
 	{"checks", []string{"internal/layers"}},
 }

@@ -32,23 +32,28 @@ type Mark struct {
 	Text     string `json:"text,omitempty"`
 }
 
-// Arrow kinds.
+// An ArrowKind says what became of a message.
+type ArrowKind string
+
 const (
-	Delivered = "delivered"
-	Lost      = "lost"    // taken out of the network and lost on the way (a lose note)
-	Dropped   = "dropped" // never entered the network (a drop note: the network was full)
-	InFlight  = "pending" // still in flight when the trace ends
+	Delivered ArrowKind = "delivered"
+	Lost      ArrowKind = "lost"    // taken out of the network and lost on the way (a lose note)
+	Dropped   ArrowKind = "dropped" // never entered the network (a drop note: the network was full)
+	InFlight  ArrowKind = "pending" // still in flight when the trace ends
 )
+
+// ArrowKinds are all the ArrowKinds: the page's TypeScript type is their union (internal/gen).
+var ArrowKinds = []ArrowKind{Delivered, Lost, Dropped, InFlight}
 
 // An Arrow is one message.
 type Arrow struct {
-	From int    `json:"from"` // lifelines
-	To   int    `json:"to"`
-	Send int    `json:"send"` // the step that sent it; 0: in flight before the trace began
-	Recv int    `json:"recv"` // the step that delivered, lost or dropped it; 0: never
-	Msg  string `json:"msg"`
-	Kind string `json:"kind"`
-	Dup  bool   `json:"dup,omitempty"` // a copy a duplicating delivery left in flight
+	From int       `json:"from"` // lifelines
+	To   int       `json:"to"`
+	Send int       `json:"send"` // the step that sent it; 0: in flight before the trace began
+	Recv int       `json:"recv"` // the step that delivered, lost or dropped it; 0: never
+	Msg  string    `json:"msg"`
+	Kind ArrowKind `json:"kind"`
+	Dup  bool      `json:"dup,omitempty"` // a copy a duplicating delivery left in flight
 }
 
 // Chart shapes the sequence chart of t. Sends and deliveries are paired by sender, receiver and
@@ -79,7 +84,7 @@ func Chart(t *engine.Trace) *SeqChart {
 			}
 			key := from + "\x00" + to + "\x00" + note.Msg
 			q := queues[key]
-			newArrow := func(send, recv int, kind string) int {
+			newArrow := func(send, recv int, kind ArrowKind) int {
 				c.Arrows = append(c.Arrows, Arrow{From: index[from], To: index[to], Send: send, Recv: recv, Msg: note.Msg, Kind: kind})
 				return len(c.Arrows) - 1
 			}

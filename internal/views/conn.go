@@ -75,11 +75,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.remove(c)
-	mode := "standalone"
+	mode := ModeStandalone
 	if s.OnGoto != nil {
-		mode = "debug"
+		mode = ModeDebug
 	}
-	hello, _ := json.Marshal(push{Push: "hello", Mode: mode})
+	hello, _ := json.Marshal(Push{Push: PushHello, Mode: mode})
 	c.offer(hello)
 	s.mu.Lock()
 	if s.last != nil {

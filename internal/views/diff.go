@@ -9,11 +9,23 @@ import (
 // A DiffRow is one leaf of the state after a step: unchanged (Kind ""), or added, changed or
 // removed by the step. Removed rows are leaves of the state before the step.
 type DiffRow struct {
-	Path string `json:"path"`
-	Kind string `json:"kind,omitempty"`
-	Old  string `json:"old,omitempty"`
-	New  string `json:"new,omitempty"` // the value after the step (also of unchanged rows)
+	Path string   `json:"path"`
+	Kind DiffKind `json:"kind,omitempty"`
+	Old  string   `json:"old,omitempty"`
+	New  string   `json:"new,omitempty"` // the value after the step (also of unchanged rows)
 }
+
+// A DiffKind is what a step did to a leaf: canon.Change's kinds; "" for an unchanged leaf.
+type DiffKind string
+
+const (
+	Added   DiffKind = "added"
+	Changed DiffKind = "changed"
+	Removed DiffKind = "removed"
+)
+
+// DiffKinds are all the DiffKinds: the page's TypeScript type is their union (internal/gen).
+var DiffKinds = []DiffKind{Added, Changed, Removed}
 
 // StateDiff lists the state after a step with the step's changes marked: every leaf in state
 // order, and each removed path after the leaf it shares the longest prefix with (so a removed map
@@ -22,7 +34,7 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 	byPath := make(map[string]canon.Change, len(changes))
 	var removed []canon.Change
 	for _, c := range changes {
-		if c.Kind == "removed" {
+		if DiffKind(c.Kind) == Removed {
 			removed = append(removed, c)
 			continue
 		}
@@ -39,14 +51,14 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 				}
 			}
 		}
-		after[at] = append(after[at], DiffRow{Path: c.Path, Kind: "removed", Old: c.Old})
+		after[at] = append(after[at], DiffRow{Path: c.Path, Kind: Removed, Old: c.Old})
 	}
 	rows := make([]DiffRow, 0, len(leaves)+len(removed))
 	rows = append(rows, after[0]...)
 	for i, l := range leaves {
 		r := DiffRow{Path: l.Path, New: l.Value}
 		if c, ok := byPath[l.Path]; ok {
-			r.Kind, r.Old = c.Kind, c.Old
+			r.Kind, r.Old = DiffKind(c.Kind), c.Old
 		}
 		rows = append(rows, r)
 		rows = append(rows, after[i+1]...)

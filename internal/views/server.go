@@ -139,19 +139,42 @@ func (s *Server) WebsocketURL() string {
 	return "ws" + s.url[len("http"):] + "/ws"
 }
 
-// push is a message the server sends unasked.
-type push struct {
-	Push  string  `json:"push"` // hello or show
-	Trace int64   `json:"trace,omitempty"`
-	Step  int     `json:"step"`
-	Mode  string  `json:"mode,omitempty"` // hello: debug (goto goes to the debugger) or standalone
-	Sent  float64 `json:"sent,omitempty"` // show: when Show was called, in Unix milliseconds
+// A Push is a message the server sends unasked: a hello on connecting, then the steps to show.
+type Push struct {
+	Push  PushKind `json:"push"`
+	Trace int64    `json:"trace,omitempty"` // show
+	Step  int      `json:"step"`            // show
+	Mode  Mode     `json:"mode,omitempty"`  // hello
+	Sent  float64  `json:"sent,omitempty"`  // show: when Show was called, in Unix milliseconds
 }
+
+// A PushKind says which push a Push is.
+type PushKind string
+
+const (
+	PushHello PushKind = "hello"
+	PushShow  PushKind = "show"
+)
+
+// A Mode says where the page's goto goes: to the debugger, or to the page itself.
+type Mode string
+
+const (
+	ModeDebug      Mode = "debug"
+	ModeStandalone Mode = "standalone"
+)
+
+// PushKinds and Modes are all the values of their types: the page's TypeScript types are their
+// unions (internal/gen).
+var (
+	PushKinds = []PushKind{PushHello, PushShow}
+	Modes     = []Mode{ModeDebug, ModeStandalone}
+)
 
 // Show tells every connected page to show a trace at a step; pages that connect later are told
 // on connecting. It never blocks: a page too slow to take it misses it.
 func (s *Server) Show(traceID int64, step int) {
-	b, _ := json.Marshal(push{Push: "show", Trace: traceID, Step: step, Sent: float64(time.Now().UnixMicro()) / 1000})
+	b, _ := json.Marshal(Push{Push: PushShow, Trace: traceID, Step: step, Sent: float64(time.Now().UnixMicro()) / 1000})
 	s.mu.Lock()
 	s.last = b
 	conns := make([]*conn, 0, len(s.conns))

@@ -165,7 +165,7 @@ func TestWebsocketRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	var hello push
+	var hello Push
 	if err := ws.ReadJSON(&hello); err != nil || hello.Push != "hello" || hello.Mode != "standalone" {
 		t.Fatalf("hello %+v %v", hello, err)
 	}
@@ -223,7 +223,7 @@ func TestShowAndGoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	var p push
+	var p Push
 	ws.ReadJSON(&p)
 	if p.Push != "hello" || p.Mode != "debug" {
 		t.Fatalf("hello %+v", p)

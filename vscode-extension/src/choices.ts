@@ -2,21 +2,15 @@
 // current step, and on hover, every value one site took along the trace so far. The data comes
 // from cmcdap's cmc/choices request; this file only shapes it.
 
+import type { ChoiceHint } from './protocol.gen';
+
 /**
  * One Choose call of the trace: in which step, where, the value and of how many. cmcdap sends
  * the site's file already resolved to this editor's path (internal/dap/sites.go decides which
  * local file a recorded one is, and verifies breakpoints by the same decision), so a document is
- * the site's file exactly when the paths are equal.
+ * the site's file exactly when the paths are equal; line is 1-based.
  */
-export interface Choice {
-  step: number;
-  site: string;
-  value: number;
-  n: number;
-  /** The site's file as this editor names it, and its 1-based line. */
-  file: string;
-  line: number;
-}
+export type Choice = Omit<ChoiceHint, 'choice'>;
 
 export function valueText(c: Pick<Choice, 'value' | 'n'>): string {
   return `${c.value} of ${c.n}`;

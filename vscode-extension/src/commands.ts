@@ -6,6 +6,7 @@ import { valueText } from './choices';
 import { checkThisPackage, openTraceConfig, recheckConfig } from './config';
 import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
+import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
 import { BookmarkRecord, TraceRecord, checkBookmarkName, stepOfFrame } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
@@ -175,9 +176,9 @@ function needSession(d: CommandDeps, what = 'do that'): CmcSession | undefined {
   return c;
 }
 
-async function request(c: CmcSession, command: string, args: object): Promise<boolean> {
+async function request<K extends keyof CustomRequests>(c: CmcSession, command: K, args: CustomRequests[K]['args']): Promise<boolean> {
   try {
-    await c.session.customRequest(command, args);
+    await c.request(command, args);
     return true;
   } catch (e) {
     void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);

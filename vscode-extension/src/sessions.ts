@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { Choice, choicesOf } from './choices';
 import { ViewsEndpoint, parseViewsUrl } from './panelHtml';
+import type { CustomRequests } from './protocol.gen';
 import { stepOfFrame } from './trees';
 
 export interface FrameInfo {
@@ -26,11 +27,16 @@ export class CmcSession {
 
   constructor(readonly session: vscode.DebugSession) {}
 
+  /** Sends a custom request, with the arguments and body cmcdap's Go types say (protocol.gen.ts). */
+  request<K extends keyof CustomRequests>(command: K, args: CustomRequests[K]['args']): Promise<CustomRequests[K]['body']> {
+    return Promise.resolve(this.session.customRequest(command, args));
+  }
+
   /** The Choose calls of the trace up to the current step (cached per stop). */
   choices(): Promise<Choice[]> {
     if (!this.stopped) return Promise.resolve([]);
     if (this.choicesCache?.stop !== this.stops) {
-      const value = Promise.resolve(this.session.customRequest('cmc/choices', {})).then(choicesOf, () => [] as Choice[]);
+      const value = this.request('cmc/choices', {}).then(choicesOf, () => [] as Choice[]);
       this.choicesCache = { stop: this.stops, value };
     }
     return this.choicesCache.value;

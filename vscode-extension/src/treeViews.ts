@@ -21,11 +21,11 @@ export class StoreLists {
     return this.list('cmc/bookmarks', 'bookmarks').then(bookmarksOf);
   }
 
-  private async list(request: string, cli: string): Promise<unknown> {
+  private async list(request: 'cmc/traces' | 'cmc/bookmarks', cli: string): Promise<unknown> {
     const c = this.sessions.any();
     if (c) {
       try {
-        return await c.session.customRequest(request, {});
+        return await c.request(request, {});
       } catch {
         // the session may still be building or checking: fall back to the database
       }

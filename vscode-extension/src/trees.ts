@@ -4,36 +4,13 @@
 // so the wording is unit tested.
 
 import { listOf } from './choices';
+import type { Bookmark, TraceInfo } from './protocol.gen';
 
-/** A stored trace, as store.TraceInfo marshals it. */
-export interface TraceRecord {
-  id: number;
-  run?: number;
-  model: string;
-  params?: Record<string, string>;
-  kind?: string;
-  name?: string;
-  message?: string;
-  site?: string;
-  signature?: string;
-  length: number;
-  found?: string;
-  seen?: number;
-  package?: string;
-  /** The trace this one was made from, and how ("minimized"). */
-  from?: number;
-  how?: string;
-}
+/** A stored trace as the lists read it: tracesOf checks id, model and length, not the rest. */
+export type TraceRecord = Pick<TraceInfo, 'id' | 'model' | 'length'> & Partial<TraceInfo>;
 
-/** A bookmark, as store.Bookmark marshals it. */
-export interface BookmarkRecord {
-  id?: number;
-  name: string;
-  trace: number;
-  step: number;
-  note?: string;
-  created?: string;
-}
+/** A bookmark as the lists read it: bookmarksOf checks name, trace and step, not the rest. */
+export type BookmarkRecord = Pick<Bookmark, 'name' | 'trace' | 'step'> & Partial<Bookmark>;
 
 /** A tree item without the vscode types: the glue maps it one to one. */
 export interface ItemShape {

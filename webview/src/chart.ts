@@ -3,7 +3,7 @@
 // content is computed in Go (views.Chart); this only maps indexes to pixels.
 
 import { clip, s } from "./dom";
-import type { Arrow, SeqChart } from "./types";
+import type { Arrow, SeqChart } from "./types.gen";
 
 const MINCOL = 116; // lifeline spacing, at least
 const MAXCOL = 220;

@@ -2,7 +2,7 @@
 // added, changed or removed (rows and filtering come from Go: views.StateDiff, views.FilterDiff).
 
 import { debounce, h } from "./dom";
-import type { DiffFilter, DiffView } from "./types";
+import type { DiffFilter, DiffView } from "./types.gen";
 
 const letters: Record<string, string> = { added: "A", changed: "M", removed: "D" };
 

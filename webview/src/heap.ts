@@ -3,7 +3,7 @@
 
 import { instance, type Viz } from "@viz-js/viz";
 import { clear, debounce, h } from "./dom";
-import type { GraphOptions, HeapView } from "./types";
+import type { GraphOptions, HeapView } from "./types.gen";
 
 let vizPromise: Promise<Viz> | null = null;
 

@@ -2,7 +2,7 @@
 
 import { h } from "./dom";
 import { href } from "./route";
-import type { TraceInfo } from "./types";
+import type { TraceInfo } from "./types.gen";
 
 export function traceList(traces: TraceInfo[], open: (id: number, step: number) => void): HTMLElement {
   if (traces.length === 0) {

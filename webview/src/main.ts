@@ -11,7 +11,7 @@ import { HeapPanel, viz } from "./heap";
 import { traceList } from "./list";
 import { go, parse, type Place } from "./route";
 import { Rpc } from "./rpc";
-import type { DiffView, GotoResult, HeapView, Push, StepView, TraceInfo, TraceView } from "./types";
+import type { DiffView, GotoResult, HeapView, Push, StepView, TraceInfo, TraceView } from "./types.gen";
 
 declare global {
   interface Window {
@@ -138,11 +138,11 @@ class App {
 
   private push(p: Push) {
     if (p.push === "hello") {
-      this.mode = p.mode;
+      this.mode = p.mode ?? "standalone";
       this.publish();
       return;
     }
-    if (p.push === "show") {
+    if (p.push === "show" && p.trace !== undefined) {
       if (this.rendered && this.place?.trace === p.trace && this.place.step === p.step) return; // already there
       if (!this.embedded) go({ trace: p.trace, step: p.step }, true);
       this.show({ trace: p.trace, step: p.step }, p.sent);

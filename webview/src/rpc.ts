@@ -1,7 +1,7 @@
 // The websocket to the Go server: requests with ids and their replies, and pushes (hello, show).
 // It reconnects with back-off when the connection drops; calls made meanwhile wait for it.
 
-import type { Push } from "./types";
+import type { Push } from "./types.gen";
 
 interface Pending {
   resolve: (v: unknown) => void;
