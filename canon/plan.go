@@ -182,10 +182,12 @@ type field struct {
 func buildStruct(p *plan) {
 	t := p.t
 	var fields []field
+	var hidden []reflect.StructField // not state (AsDecoded)
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := ruleTag(t, sf)
 		if tag == "-" {
+			hidden = append(hidden, sf)
 			continue
 		}
 		f := field{index: i, offset: sf.Offset, name: sf.Name}
@@ -207,18 +209,17 @@ func buildStruct(p *plan) {
 		fields = append(fields, f)
 	}
 	p.fastEnc, p.fastDec = structFast(fields)
-	drops := len(fields) < t.NumField()
-	if drops && p.fastEnc != nil {
+	if hidden != nil && p.fastEnc != nil {
 		fast := p.fastEnc
 		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) {
-			e.dropped(uintptr(ptr))
+			e.hidden(hidden, ptr, reflect.Value{})
 			fast(e, ptr)
 		}
 	}
 	p.enc = func(e *encoder, v reflect.Value) {
 		base, addressable := addr(v)
-		if drops {
-			e.dropped(uintptr(base)) // base is nil when v is not addressable: never the root
+		if hidden != nil {
+			e.hidden(hidden, base, v)
 		}
 		for i := range fields {
 			f := &fields[i]
@@ -248,11 +249,24 @@ func buildStruct(p *plan) {
 	}
 }
 
-// dropped notes a struct at addr whose fields are not all state. Decode fills the component's root
-// object in place, so such fields there keep their values; anywhere else Decode makes them zero.
-func (e *encoder) dropped(addr uintptr) {
-	if addr < e.rootStart || addr >= e.rootEnd {
-		e.asDecoded = false
+// hidden notes the fields of a struct that are not state (at ptr, or v when it is not addressable).
+// Decode fills the component's root object in place, so such fields there keep their values;
+// anywhere else Decode makes them zero, so the live struct is as decoded only if they are zero.
+func (e *encoder) hidden(fields []reflect.StructField, ptr unsafe.Pointer, v reflect.Value) {
+	if !e.asDecoded || (ptr != nil && uintptr(ptr) >= e.rootStart && uintptr(ptr) < e.rootEnd) {
+		return
+	}
+	for _, f := range fields {
+		zero := false
+		if ptr != nil {
+			zero = allZero(unsafe.Slice((*byte)(unsafe.Add(ptr, f.Offset)), f.Type.Size()))
+		} else {
+			zero = v.FieldByIndex(f.Index).IsZero()
+		}
+		if !zero {
+			e.asDecoded = false
+			return
+		}
 	}
 }
 

@@ -489,3 +489,51 @@ func TestRules(t *testing.T) {
 	refuses(t, ruleModel(func(m *cmc.Model) { m.Omit(typ, "log"); m.Omit(typ+"x", "log") }),
 		"rule omit github.com/cmc-go/cmc/engine.libNodex.log matched nothing")
 }
+
+// Every transition starts from what restoring its state gives, even where the engine keeps the
+// live objects instead of restoring them (the component was left as decoding its bytes would give
+// it, or is unchanged): a field that is not state, which a restore makes zero, never leaks from one
+// transition into the next. Each of these models fails an assertion if it does. The self-check is
+// off, since it would report the hidden fields first.
+type scratchpad struct {
+	N    int
+	Seen int `cmc:"-"`
+}
+
+type withScratch struct {
+	Pad *scratchpad // elsewhere than the root: restored with Seen = 0
+	Set []int       `cmc:"set"`
+}
+
+func TestKeptObjectsAreAsRestored(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		handler func(w *withScratch)
+	}{
+		// The handler changes nothing that is state: the component is unchanged, but not as decoded.
+		{"hidden field", func(w *withScratch) { w.Pad.Seen++ }},
+		// The set's elements stay, in another order: Decode would sort them.
+		{"set order", func(w *withScratch) { slices.Reverse(w.Set) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := &withScratch{Pad: &scratchpad{}, Set: []int{1, 2}}
+			env := &pinger{}
+			m := cmc.NewModel("kept")
+			m.Process("w", w).On("poke", func() {
+				cmc.Assert(w.Pad.Seen == 0 && slices.IsSorted(w.Set), "a transition saw the live objects of another")
+				c.handler(w)
+			})
+			m.Process("e", env).On("tick", func() { env.Sent = (env.Sent + 1) % 3 })
+			res, err := Check(context.Background(), m, Options{SelfCheck: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Violations) > 0 {
+				t.Fatalf("%s: %s", res.Violations[0].Violation.Kind, res.Violations[0].Violation.Message)
+			}
+			if res.States != 3 || !res.Complete {
+				t.Errorf("states %d complete %v, want 3 and complete", res.States, res.Complete)
+			}
+		})
+	}
+}

@@ -1,0 +1,151 @@
+package canon_test
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc/canon"
+)
+
+// capture encodes the roots in one capture and returns each one's bytes, whether it is as Decode
+// would give it (AsDecoded), and its footprint (nil when it has none).
+func capture(t *testing.T, enc *canon.Encoder, roots ...canon.Root) (bytes [][]byte, asDecoded []bool, fps []*canon.Footprint) {
+	t.Helper()
+	bytes = make([][]byte, len(roots))
+	asDecoded = make([]bool, len(roots))
+	fps = make([]*canon.Footprint, len(roots))
+	err := enc.EncodeComponents(roots, func(i int, b []byte) {
+		bytes[i] = append([]byte(nil), b...)
+		asDecoded[i] = enc.AsDecoded()
+		fp := new(canon.Footprint)
+		if enc.Footprint(fp) {
+			fps[i] = fp
+		}
+	}, nil)
+	if err != nil {
+		t.Fatalf("capture: %v", err)
+	}
+	return bytes, asDecoded, fps
+}
+
+func root(name string, p any) canon.Root { return canon.Root{Name: name, V: reflect.ValueOf(p)} }
+
+type cached struct {
+	N    int
+	Hits int `cmc:"-"`
+}
+
+type liveHolder struct {
+	Own   cached  // inline in the root: Decode keeps its Hits
+	Far   *cached // elsewhere: Decode makes its Hits zero
+	Set   []int   `cmc:"set"`
+	Buf   []int
+	Ratio float64
+}
+
+// A value is as decoded exactly when restoring its bytes would give the program the same value:
+// each way a live value can differ from its restored copy while encoding the same is caught.
+func TestAsDecoded(t *testing.T) {
+	fresh := func() *liveHolder {
+		return &liveHolder{Far: &cached{N: 1}, Set: []int{1, 2, 3}, Buf: make([]int, 2, 4)}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(h *liveHolder)
+		want   bool
+	}{
+		{"as built", func(h *liveHolder) {}, true},
+		{"hidden field of a pointee, zero", func(h *liveHolder) { h.Far.Hits = 0 }, true},
+		{"hidden field in the root", func(h *liveHolder) { h.Own.Hits = 7 }, true},
+		{"hidden field of a pointee", func(h *liveHolder) { h.Far.Hits = 7 }, false},
+		{"set out of order", func(h *liveHolder) { h.Set = []int{3, 1, 2} }, false},
+		{"set with spare capacity", func(h *liveHolder) { h.Set = append(make([]int, 0, 8), 1, 2, 3) }, false},
+		{"spare capacity of zeros", func(h *liveHolder) { h.Buf = h.Buf[:1] }, true},
+		{"spare capacity with a stale element", func(h *liveHolder) { h.Buf[1] = 5; h.Buf = h.Buf[:1] }, false},
+		{"NaN", func(h *liveHolder) { h.Ratio = math.NaN() }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := fresh()
+			c.change(h)
+			var enc canon.Encoder
+			_, asDecoded, _ := capture(t, &enc, root("h", h))
+			if asDecoded[0] != c.want {
+				t.Errorf("AsDecoded = %v, want %v", asDecoded[0], c.want)
+			}
+		})
+	}
+}
+
+type withMap struct{ M map[string]int }
+
+// A footprint says whether a value changed, however deep the change, and a value with a map has
+// none.
+func TestFootprint(t *testing.T) {
+	type node struct {
+		Name string
+		Next *node
+		Vals []int
+	}
+	for _, c := range []struct {
+		name   string
+		change func(n *node)
+		same   bool
+	}{
+		{"nothing", func(n *node) {}, true},
+		{"the same string again", func(n *node) { n.Name = strings.Clone(n.Name) }, false}, // another pointer: encoded again, safely
+		{"a root field", func(n *node) { n.Name = "other" }, false},
+		{"a pointee's field", func(n *node) { n.Next.Name = "x" }, false},
+		{"a slice element", func(n *node) { n.Next.Vals[1] = 9 }, false},
+		{"spare capacity", func(n *node) { n.Next.Vals[:3][2] = 9 }, false},
+		{"a new pointee with the same contents", func(n *node) { c := *n.Next; n.Next = &c }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := &node{Name: "a", Next: &node{Name: "b", Vals: make([]int, 2, 3)}}
+			var enc canon.Encoder
+			_, _, fps := capture(t, &enc, root("n", n))
+			if fps[0] == nil {
+				t.Fatal("no footprint for a value of structs, pointers and slices")
+			}
+			c.change(n)
+			if got := fps[0].Same(); got != c.same {
+				t.Errorf("Same() = %v, want %v", got, c.same)
+			}
+		})
+	}
+	var enc canon.Encoder
+	if _, _, fps := capture(t, &enc, root("m", &withMap{M: map[string]int{"a": 1}})); fps[0] != nil {
+		t.Error("a value holding a map has a footprint, but a map's memory is not flat")
+	}
+}
+
+// An unchanged component is not encoded again, but its memory still takes part in the sharing
+// checks: another component pointing into it is refused as before.
+func TestUnchangedComponent(t *testing.T) {
+	type env struct{ Slots []int }
+	type proc struct{ P *int }
+	e, p := &env{Slots: []int{1, 2}}, &proc{}
+	var enc canon.Encoder
+	first, _, fps := capture(t, &enc, root("env", e), root("proc", p))
+	if fps[0] == nil {
+		t.Fatal("env has no footprint")
+	}
+	emitted := map[int]bool{}
+	r := root("env", e)
+	r.Unchanged = fps[0]
+	err := enc.EncodeComponents([]canon.Root{r, root("proc", p)}, func(i int, b []byte) {
+		emitted[i] = true
+		if i == 1 && string(b) != string(first[1]) {
+			t.Errorf("proc encodes differently next to an unchanged env")
+		}
+	}, nil)
+	if err != nil || emitted[0] || !emitted[1] {
+		t.Fatalf("err %v, emitted %v: want only proc encoded", err, emitted)
+	}
+	p.P = &e.Slots[1] // proc now points into env's memory
+	err = enc.EncodeComponents([]canon.Root{r, root("proc", p)}, func(int, []byte) {}, nil)
+	if err == nil || !strings.Contains(err.Error(), "env.Slots") {
+		t.Fatalf("sharing with an unchanged component: err %v, want one naming env.Slots", err)
+	}
+}
