@@ -77,10 +77,13 @@ type Result struct {
 	VisitedBytes         int64   `json:"visited_bytes"`
 	// StoredBytes is what the search keeps for the whole run: the visited set, the trail that
 	// rebuilds counterexamples, and the interned component encodings.
-	StoredBytes int64  `json:"stored_bytes"`
-	Seed        uint64 `json:"seed,omitempty"`
-	Cancelled   bool   `json:"cancelled,omitempty"`
-	PrefixNote  string `json:"prefix_note,omitempty"`
+	StoredBytes int64 `json:"stored_bytes"`
+	// FrontierBytes is the most memory the states waiting to be expanded took at once, packed
+	// (BFS: the level being expanded and the next).
+	FrontierBytes int64  `json:"frontier_bytes"`
+	Seed          uint64 `json:"seed,omitempty"`
+	Cancelled     bool   `json:"cancelled,omitempty"`
+	PrefixNote    string `json:"prefix_note,omitempty"`
 	// Rules are the model's rules for types without tags (cmc.Model.Omit), as "omit T.f".
 	Rules []string `json:"rules,omitempty"`
 	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).

@@ -39,7 +39,9 @@ type search struct {
 	next     State // scratch for the state a transition reached
 	attempt  int   // of the handler run being expanded
 	checked  int64 // transitions self-checked
-	limit    int64 // transitions to self-check
+	// frontierBytes is the most memory the states waiting to be expanded took at once.
+	frontierBytes int64
+	limit         int64 // transitions to self-check
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -105,6 +107,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 		s.res.CollisionProbability = collisionBound(s.res.States)
 	}
 	s.res.VisitedBytes = s.visited.bytes()
+	s.res.FrontierBytes = s.frontierBytes
 	s.res.StoredBytes = s.res.VisitedBytes + int64(cap(s.trail))*int64(unsafe.Sizeof(trailEntry{})) +
 		int64(cap(s.values))*4 + int64(mc.pool.size())
 	return s.res, nil
@@ -150,60 +153,55 @@ func (s *search) startState() (State, error) {
 }
 
 func (s *search) bfs(start State) error {
-	type entry struct {
-		idx int32
-		st  State
-	}
-	cur := []entry{{0, start}}
-	for depth := 0; len(cur) > 0 && !s.stop; depth++ {
+	cur, next := newFrontier(len(start)), newFrontier(len(start))
+	cur.push(0, 0, start)
+	for depth := 0; cur.len() > 0 && !s.stop; depth++ {
 		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			return nil
 		}
-		var next []entry
 		s.depth = depth
-		for i, e := range cur {
-			err := s.expand(e.idx, e.st, func(idx int32, st State) { next = append(next, entry{idx, st}) })
+		for i := range cur.len() {
+			idx, _, st := cur.at(i)
+			err := s.expand(idx, st, func(idx int32, st State) { next.push(idx, depth+1, st) })
 			if err != nil {
 				return err
 			}
 			if s.stop {
 				return nil
 			}
-			s.tick(depth, len(cur)-i+len(next))
+			s.tick(depth, cur.len()-i+next.len())
 		}
-		cur = next
+		s.frontierBytes = max(s.frontierBytes, cur.bytes()+next.bytes())
+		cur, next = next, cur
+		next.reset()
 	}
 	s.res.Complete = !s.stop
 	return nil
 }
 
 func (s *search) dfs(start State) error {
-	type entry struct {
-		idx   int32
-		st    State
-		depth int
-	}
-	stack := []entry{{0, start, 0}}
+	stack, succ := newFrontier(len(start)), newFrontier(len(start))
+	stack.push(0, 0, start)
 	bounded := false
-	var succ []entry
-	for len(stack) > 0 && !s.stop {
-		e := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if s.opts.MaxDepth > 0 && e.depth >= s.opts.MaxDepth {
+	for stack.len() > 0 && !s.stop {
+		// st lies in memory the stack no longer holds: nothing is pushed until it is expanded.
+		idx, depth, st := stack.pop()
+		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			bounded = true
 			continue
 		}
-		succ = succ[:0]
-		s.depth = e.depth
-		err := s.expand(e.idx, e.st, func(idx int32, st State) { succ = append(succ, entry{idx, st, e.depth + 1}) })
+		succ.reset()
+		s.depth = depth
+		err := s.expand(idx, st, func(idx int32, st State) { succ.push(idx, depth+1, st) })
 		if err != nil {
 			return err
 		}
 		// Push in reverse, so the first event's successor is explored first.
-		for i := len(succ) - 1; i >= 0; i-- {
-			stack = append(stack, succ[i])
+		for i := succ.len() - 1; i >= 0; i-- {
+			stack.push(succ.at(i))
 		}
-		s.tick(e.depth, len(stack))
+		s.frontierBytes = max(s.frontierBytes, stack.bytes())
+		s.tick(depth, stack.len())
 	}
 	s.res.Complete = !s.stop && !bounded
 	return nil
@@ -314,7 +312,6 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	if !s.visited.add(mc.Hash(s.next), s.key) {
 		return nil
 	}
-	next := slices.Clone(s.next)
 	nidx := int32(len(s.trail))
 	s.trail = append(s.trail, trailEntry{parent: idx, event: int32(ei), off: uint32(len(s.values)), n: uint32(len(out.Points))})
 	for _, p := range out.Points {
@@ -330,7 +327,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 		s.res.Cut++
 		return nil
 	}
-	emit(nidx, next)
+	emit(nidx, s.next)
 	return nil
 }
 

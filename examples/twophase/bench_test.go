@@ -32,6 +32,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.ReportMetric(float64(res.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 			b.ReportMetric(float64(res.States), "states")
 			b.ReportMetric(float64(res.StoredBytes)/float64(res.States), "stored-B/state")
+			b.ReportMetric(float64(res.FrontierBytes)/float64(res.States), "frontier-B/state")
 		})
 	}
 }
