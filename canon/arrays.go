@@ -107,7 +107,7 @@ func (e *encoder) arraySlice(v reflect.Value) {
 		e.fail("a slice the first pass did not see (the state changed while it was captured?)")
 	}
 	t := reflect.SliceOf(w.elem)
-	if k, ok := e.seen[w.lo]; ok {
+	if k, ok := e.seen.get(w.lo); ok {
 		if e.types[k-1] != t {
 			e.fail("%s shares memory with a %s: such sharing cannot be captured", t, e.types[k-1])
 		}
@@ -122,7 +122,7 @@ func (e *encoder) arraySlice(v reflect.Value) {
 		if e.tracking {
 			e.qpaths = append(e.qpaths, e.pathString())
 		}
-		e.seen[w.lo] = k
+		e.seen.put(w.lo, k)
 		e.addSpan(w.loPtr, w.end-w.lo)
 		e.uvarint(uint64(k-e.base) + 1)
 		e.uvarint(uint64((w.end - w.lo) / size))

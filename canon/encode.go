@@ -35,13 +35,13 @@ type Encoder struct {
 
 type encoder struct {
 	buf     []byte
-	seen    map[uintptr]int // object address -> number (1-based)
-	types   []reflect.Type  // object number-1 -> objectType, to catch type-punned interior pointers
-	queue   []object        // objects numbered but not yet encoded, in number order
-	spans   []span          // memory each object occupies, to catch interior pointers
-	base    int             // objects of earlier components in this capture
-	scratch [][]byte        // free buffers for map keys and set elements
-	parts   [][]part        // free lists of encoded keys and elements, to sort them
+	seen    seenTable      // object address -> number (1-based)
+	types   []reflect.Type // object number-1 -> objectType, to catch type-punned interior pointers
+	queue   []object       // objects numbered but not yet encoded, in number order
+	spans   []span         // memory each object occupies, to catch interior pointers
+	base    int            // objects of earlier components in this capture
+	scratch [][]byte       // free buffers for map keys and set elements
+	parts   [][]part       // free lists of encoded keys and elements, to sort them
 
 	// Map entries are copied into reused slices, so iterating a map allocates nothing.
 	iter      reflect.MapIter
@@ -263,11 +263,10 @@ func Hash(b []byte) uint64 {
 
 // reset starts a capture: no object is known yet.
 func (e *encoder) reset(tracking bool) {
-	if e.seen == nil {
-		e.seen = make(map[uintptr]int)
+	if e.mapSlots == nil {
 		e.mapSlots = make(map[*plan]*mapSlots)
 	}
-	clear(e.seen)
+	e.seen.reset()
 	e.types = e.types[:0]
 	e.spans = e.spans[:0]
 	e.spanPaths = e.spanPaths[:0]
@@ -308,7 +307,7 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 	e.path = append(e.path, name)
 	e.rootStart = uintptr(root.UnsafePointer())
 	e.rootEnd = e.rootStart + t.Elem().Size()
-	if n, ok := e.seen[uintptr(root.UnsafePointer())]; ok && t.Elem().Size() > 0 {
+	if n, ok := e.seen.get(uintptr(root.UnsafePointer())); ok && t.Elem().Size() > 0 {
 		e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
 	}
 	e.addObject(objectType(t), root.UnsafePointer(), e.plans.get(t.Elem()), t.Elem().Size() == 0, false)
@@ -352,7 +351,7 @@ func (e *encoder) pop()               { e.path = e.path[:len(e.path)-1] }
 // alias.
 func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize, isMap bool) (fresh bool) {
 	if !zeroSize {
-		if n, ok := e.seen[uintptr(ptr)]; ok {
+		if n, ok := e.seen.get(uintptr(ptr)); ok {
 			if e.inKey {
 				e.failInKey(t)
 			}
@@ -407,7 +406,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 		e.qpaths = append(e.qpaths, strings.Join(e.path, ""))
 	}
 	if !zeroSize {
-		e.seen[uintptr(ptr)] = n
+		e.seen.put(uintptr(ptr), n)
 		if !isMap {
 			e.addSpan(ptr, t.Elem().Size())
 		}

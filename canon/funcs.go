@@ -78,7 +78,7 @@ func buildFunc(p *plan) {
 			e.fail("%s is a method value on a value receiver (%s): it holds a copy the checker cannot see; take the method of a pointer", t, strings.TrimSuffix(name, "-fm"))
 		case strings.HasSuffix(name, "-fm"):
 			recv := (*methodValue)(fv).recv
-			n, ok := e.seen[uintptr(recv)]
+			n, ok := e.seen.get(uintptr(recv))
 			if !ok || n <= e.base {
 				e.fail("%s is the method value %s of an object the state did not reach before it: bind methods of objects the state holds, such as the object that holds the field", t, strings.TrimSuffix(name, "-fm"))
 			}
