@@ -25,8 +25,8 @@ type search struct {
 	opts     Options
 	res      *Result
 	visited  *visited
-	trail    []trailEntry
-	values   []int32
+	trail    chunked[trailEntry]
+	values   chunked[int32]
 	init     State      // the model's initial state
 	prefix   []pathStep // from the initial state to trail root (Options.From)
 	sigs     map[string]bool
@@ -72,7 +72,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.trail = append(s.trail, trailEntry{parent: -1})
+	s.trail.add(trailEntry{parent: -1})
 	s.visited.add(mc.Hash(start), start.key(nil))
 	s.res.States = 1
 	if err := mc.Load(start); err != nil {
@@ -108,8 +108,8 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	}
 	s.res.VisitedBytes = s.visited.bytes()
 	s.res.FrontierBytes = s.frontierBytes
-	s.res.StoredBytes = s.res.VisitedBytes + int64(cap(s.trail))*int64(unsafe.Sizeof(trailEntry{})) +
-		int64(cap(s.values))*4 + int64(mc.pool.size())
+	s.res.StoredBytes = s.res.VisitedBytes + int64(s.trail.capacity())*int64(unsafe.Sizeof(trailEntry{})) +
+		int64(s.values.capacity())*4 + int64(mc.pool.size())
 	return s.res, nil
 }
 
@@ -312,10 +312,10 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	if !s.visited.add(mc.Hash(s.next), s.key) {
 		return nil
 	}
-	nidx := int32(len(s.trail))
-	s.trail = append(s.trail, trailEntry{parent: idx, event: int32(ei), off: uint32(len(s.values)), n: uint32(len(out.Points))})
+	nidx := int32(s.trail.len())
+	s.trail.add(trailEntry{parent: idx, event: int32(ei), off: uint32(s.values.len()), n: uint32(len(out.Points))})
 	for _, p := range out.Points {
-		s.values = append(s.values, int32(p.Value))
+		s.values.add(int32(p.Value))
 	}
 	s.res.States++
 	s.res.Depth = max(s.res.Depth, s.depth+1)
@@ -358,11 +358,11 @@ func (s *search) captureError(idx int32, step pathStep, err error) error {
 // pathTo rebuilds the steps from the initial state to the state at trail index idx.
 func (s *search) pathTo(idx int32) []pathStep {
 	var rev []pathStep
-	for i := idx; i > 0; i = s.trail[i].parent {
-		t := s.trail[i]
+	for i := idx; i > 0; i = s.trail.at(int(i)).parent {
+		t := s.trail.at(int(i))
 		v := make([]int, t.n)
 		for j := range v {
-			v[j] = int(s.values[int(t.off)+j])
+			v[j] = int(s.values.at(int(t.off) + j))
 		}
 		rev = append(rev, pathStep{event: int(t.event), values: v})
 	}
