@@ -1,11 +1,13 @@
 package dap
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/google/go-dap"
 )
 
 // continue and reverseContinue walk the trace engine.Cursor by engine.Cursor, forward or back, and stop
@@ -25,8 +27,8 @@ func (s *Session) run(forward bool) {
 		if !ok {
 			break
 		}
-		if hits, reason, text := s.hitsAt(p); len(hits) > 0 || text != "" {
-			s.stopAt(p, reason, text, hits)
+		if hits, reason := s.hitsAt(p); len(hits) > 0 {
+			s.stopAt(p, reason, "", hits)
 			return
 		}
 	}
@@ -37,73 +39,83 @@ func (s *Session) run(forward bool) {
 	}
 }
 
-// hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that fails to
-// evaluate stops too, with the error as the text.
-func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason, text string) {
+// hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that is false
+// or nil does not hit; one that fails to evaluate does not either, and says so once
+// (conditionFailed).
+func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason string) {
 	if p.Step == 0 {
-		return nil, "", ""
+		return nil, ""
 	}
 	st := s.tr.step(p.Step)
-	try := func(b *bp, why string) bool {
+	try := func(b *bp, form func() dap.Breakpoint, label, why string) {
 		if b.cond != "" {
-			e, err := s.envAt(p.Shown())
+			ok, err := s.conditionAt(b.cond, p)
 			if err != nil {
-				text = "condition: " + err.Error()
-				return true
-			}
-			ok, err := s.progs.truth(b.cond, e)
-			if err != nil {
-				text = "condition " + b.cond + ": " + err.Error()
-				return true
+				s.conditionFailed(b, form, label, p, err)
+				return
 			}
 			if !ok {
-				return false
+				return
 			}
 		}
 		b.hits++
 		if b.hitCond != "" {
 			if ok, _ := hitMatches(b.hitCond, b.hits); !ok {
-				return false
+				return
 			}
 		}
 		if b.logMsg != "" {
 			s.output("console", s.interpolate(b.logMsg, p)+"\n")
-			return false
+			return
 		}
 		hits = append(hits, b.id)
 		if reason == "" {
 			reason = why
 		}
-		return false
 	}
 	if c := s.tr.t.Call(p); c != nil {
 		for _, b := range s.bps.bySite[c.Site] {
-			if try(&b.bp, "breakpoint") {
-				return nil, "breakpoint", text
-			}
+			try(&b.bp, b.dap, b.label(), "breakpoint")
 		}
-		return hits, reason, text
+		return hits, reason
 	}
 	for _, b := range s.bps.data {
 		if b.verified && changes(st.Changes, b.path) {
-			if try(&b.bp, "data breakpoint") {
-				return nil, "data breakpoint", text
-			}
+			try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint")
 		}
 	}
 	for _, b := range s.bps.funcs {
 		if b.verified && b.matches(st.Proc, st.Event) {
-			if try(&b.bp, "function breakpoint") {
-				return nil, "function breakpoint", text
-			}
+			try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint")
 		}
 	}
 	for _, b := range s.bps.bySite[st.Site] {
-		if try(&b.bp, "breakpoint") {
-			return nil, "breakpoint", text
-		}
+		try(&b.bp, b.dap, b.label(), "breakpoint")
 	}
-	return hits, reason, text
+	return hits, reason
+}
+
+// conditionAt evaluates a breakpoint's condition over the state shown at p.
+func (s *Session) conditionAt(cond string, p engine.Cursor) (bool, error) {
+	e, err := s.envAt(p.Shown())
+	if err != nil {
+		return false, err
+	}
+	return s.progs.truth(cond, e)
+}
+
+// conditionFailed tells the user, once per breakpoint, that its condition could not be
+// evaluated: in the Debug Console and on the breakpoint (its message). The breakpoint stays
+// verified: it still stops where its condition is true.
+func (s *Session) conditionFailed(b *bp, form func() dap.Breakpoint, label string, p engine.Cursor, err error) {
+	if b.condFailed {
+		return
+	}
+	b.condFailed = true
+	b.message = fmt.Sprintf("condition %s failed at step %d: %s; it does not stop where its condition fails",
+		b.cond, p.Step, firstLine(err.Error()))
+	s.output("stderr", label+": "+b.message+"\n")
+	s.send(&dap.BreakpointEvent{Event: event("breakpoint"), Body: dap.BreakpointEventBody{Reason: "changed", Breakpoint: form()}})
 }
 
 // changes reports whether a step's changes touch path or anything below it.

@@ -1,0 +1,179 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/engine"
+	_ "github.com/cmc-go/cmc/examples/aodv" // registers AODVSpecBug
+	"github.com/cmc-go/cmc/internal/dap/daptest"
+	"github.com/cmc-go/cmc/store"
+	"github.com/google/go-dap"
+)
+
+// These tests debug the routing loop of the bundled AODV model with the specification's RERR
+// rule (examples/aodv, AODVSpecBug) as depth-first search finds it, in about two seconds, in
+// process: 20 steps of four routers A to D, ending in "routing loop towards D: A -> C -> A" at A's
+// step 20. (Breadth-first search finds the 16-step loop docs/aodv.md explains, in half a minute.)
+//
+//	#3 A: receive RREQ from B     A learns its first route (A.routes[0], to B)
+//	#12 B.link to C fails         B's routes via C break
+//	#17 A: receive RERR from B    the stale RERR that turns A's clock for D back
+//	#20 A: receive RREP from C    A routes to D via C, and C via A: the loop
+
+var aodvLoop struct {
+	once sync.Once
+	t    *engine.Trace
+	err  error
+}
+
+// aodvTrace checks AODVSpecBug depth first, once per test binary.
+func aodvTrace(t testing.TB) *engine.Trace {
+	t.Helper()
+	aodvLoop.once.Do(func() {
+		m, err := cmc.Build("AODVSpecBug", nil)
+		if err != nil {
+			aodvLoop.err = err
+			return
+		}
+		res, err := engine.Check(context.Background(), m, engine.Options{Search: "dfs", MaxDepth: 200})
+		if err != nil {
+			aodvLoop.err = err
+			return
+		}
+		if len(res.Violations) != 1 || len(res.Violations[0].Steps) != 20 || res.Violations[0].Steps[19].Proc != "A" {
+			aodvLoop.err = fmt.Errorf("AODVSpecBug depth first: %d violations, want the 20-step loop these tests describe", len(res.Violations))
+			return
+		}
+		aodvLoop.t = res.Violations[0]
+	})
+	if aodvLoop.err != nil {
+		t.Fatal(aodvLoop.err)
+	}
+	return aodvLoop.t
+}
+
+// openAODV stores the loop in a new database and opens it: the session stops on the violation.
+func openAODV(t *testing.T) (*daptest.Client, *engine.Trace, *dap.StoppedEvent) {
+	t.Helper()
+	tr := aodvTrace(t)
+	path := filepath.Join(t.TempDir(), "traces.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := db.AddTrace(0, tr, time.Time{})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, Config{})
+	initialize(t, c)
+	c.LaunchRequest(map[string]any{"trace": id, "db": path})
+	daptest.Expect[*dap.InitializedEvent](t, c)
+	daptest.Expect[*dap.LaunchResponse](t, c)
+	c.ConfigurationDoneRequest()
+	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
+	return c, tr, daptest.ExpectStopped(t, c, "exception")
+}
+
+// cont continues and returns the stop it ends in.
+func cont(t *testing.T, c *daptest.Client, reason string) *dap.StoppedEvent {
+	t.Helper()
+	c.ContinueRequest(1)
+	daptest.Expect[*dap.ContinueResponse](t, c)
+	return daptest.ExpectStopped(t, c, reason)
+}
+
+// evaluate evaluates an expression at the current stop and returns its result.
+func evaluate(t *testing.T, c *daptest.Client, expr, context string) string {
+	t.Helper()
+	c.EvaluateRequest(expr, 0, context)
+	return daptest.Expect[*dap.EvaluateResponse](t, c).Body.Result
+}
+
+// receiveSite is the file and line of the routers' receive handler, where every receive step is.
+func receiveSite(t *testing.T, tr *engine.Trace) engine.SourceLine {
+	t.Helper()
+	at, ok := engine.ParseSite(tr.Steps[2].Site)
+	if !ok || tr.Steps[2].Event != "receive" {
+		t.Fatalf("step 3 is %s at %s, want a receive", tr.Steps[2].Event, tr.Steps[2].Site)
+	}
+	return at
+}
+
+// TestConditionStopsOnlyWhenTrue: a breakpoint's condition stops only where it is true. One that
+// fails to evaluate does not stop, and says so once, in the Debug Console and on the breakpoint.
+// Reading past the end of a slice or into nil is nil, and a nil condition is false; len(nil) is
+// 0; a name that is no component of the state is refused when the breakpoint is set.
+func TestConditionStopsOnlyWhenTrue(t *testing.T) {
+	c, tr, _ := openAODV(t)
+	at := receiveSite(t, tr)
+	gotoStep(t, c, 0)
+
+	// 1 >> setBreakpoints on the receive handler, if A's first route's hops exceed "x": that
+	// fails (a number and a string) from step 3, where A has a route. << breakpoint, output once;
+	// << stopped exception at the end, not at step 3.
+	c.SetBreakpointsWith(at.File, []map[string]any{{"line": at.Line, "condition": `A.routes[0].Hops > "x"`}})
+	bp := daptest.Expect[*dap.SetBreakpointsResponse](t, c).Body.Breakpoints[0]
+	if !bp.Verified {
+		t.Fatalf("breakpoint %+v", bp)
+	}
+	cont(t, c, "exception")
+	failed := `breakpoint at model.go:` + fmt.Sprint(at.Line) + `: condition A.routes[0].Hops > "x" failed at step 3: `
+	if out := c.Output(); strings.Count(out, "failed at step") != 1 || !strings.Contains(out, failed) {
+		t.Fatalf("output %q, want once %q", out, failed)
+	}
+	ev := daptest.Expect[*dap.BreakpointEvent](t, c).Body
+	if ev.Reason != "changed" || ev.Breakpoint.Id != bp.Id || !ev.Breakpoint.Verified || ev.Breakpoint.Line != at.Line ||
+		!strings.Contains(ev.Breakpoint.Message, "failed at step 3") {
+		t.Fatalf("breakpoint event %+v", ev)
+	}
+	// 2 again from the start: said once per breakpoint, not once per step or per run
+	gotoStep(t, c, 0)
+	cont(t, c, "exception")
+	if out := c.Output(); strings.Count(out, "failed at step") != 1 {
+		t.Fatalf("said again: %q", out)
+	}
+	c.SetBreakpointsWith(at.File, nil)
+	daptest.Expect[*dap.SetBreakpointsResponse](t, c)
+
+	// 3 B's second route via C: false, not an error, while B has fewer than two routes
+	gotoStep(t, c, 0)
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `B.routes[1].NextHop == "C"`})
+	daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c)
+	cont(t, c, "function breakpoint")
+	if got := evaluate(t, c, `B.routes[1].NextHop`, "watch"); got != `"C"` {
+		t.Errorf("stopped where B.routes[1].NextHop is %s", got)
+	}
+	if out := c.Output(); strings.Count(out, "failed at step") != 1 {
+		t.Fatalf("a short routes slice failed a condition: %q", out)
+	}
+	// 4 len(nil) is 0, as in Go: B.broken is nil all along; a nil condition is false
+	if got := evaluate(t, c, `len(B.broken) == 0 && len(B.routes[7]?.Precursors) == 0`, "repl"); got != "true" {
+		t.Errorf("len(nil): %s", got)
+	}
+	// 5 a condition that is a number fails once, where it is first evaluated (step 3)
+	gotoStep(t, c, 0)
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `B.seq`})
+	fb := daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints[0]
+	cont(t, c, "exception")
+	if out := c.Output(); !strings.Contains(out, "function breakpoint receive: condition B.seq failed at step 3: condition \"B.seq\" is 1, not true or false") {
+		t.Fatalf("output %q", out)
+	}
+	if ev := daptest.Expect[*dap.BreakpointEvent](t, c).Body.Breakpoint; ev.Id != fb.Id || !strings.Contains(ev.Message, "not true or false") {
+		t.Fatalf("breakpoint event %+v", ev)
+	}
+	// 6 a name that is no component: refused when set, since the trace is known
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `Bx.seq == 1`})
+	if b := daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints[0]; b.Verified ||
+		b.Message != "condition: Bx is not a component of the state; it has A, B, C, D, faults, net" {
+		t.Fatalf("breakpoint %+v", b)
+	}
+}
