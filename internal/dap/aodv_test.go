@@ -98,6 +98,14 @@ func evaluate(t *testing.T, c *daptest.Client, expr, context string) string {
 	return daptest.Expect[*dap.EvaluateResponse](t, c).Body.Result
 }
 
+// topStep is the step the top frame of the acting thread shows.
+func topStep(t *testing.T, c *daptest.Client, thread int) string {
+	t.Helper()
+	name := stack(t, c, thread)[0].Name
+	step, _, _ := strings.Cut(name, " ")
+	return step
+}
+
 // receiveSite is the file and line of the routers' receive handler, where every receive step is.
 func receiveSite(t *testing.T, tr *engine.Trace) engine.SourceLine {
 	t.Helper()
@@ -106,6 +114,16 @@ func receiveSite(t *testing.T, tr *engine.Trace) engine.SourceLine {
 		t.Fatalf("step 3 is %s at %s, want a receive", tr.Steps[2].Event, tr.Steps[2].Site)
 	}
 	return at
+}
+
+// firstChange is the first step that changes path or anything below it.
+func firstChange(tr *engine.Trace, path string) int {
+	for i, st := range tr.Steps {
+		if changes(st.Changes, path) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // TestConditionStopsOnlyWhenTrue: a breakpoint's condition stops only where it is true. One that
@@ -175,5 +193,92 @@ func TestConditionStopsOnlyWhenTrue(t *testing.T) {
 	if b := daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints[0]; b.Verified ||
 		b.Message != "condition: Bx is not a component of the state; it has A, B, C, D, faults, net" {
 		t.Fatalf("breakpoint %+v", b)
+	}
+}
+
+// TestStopsSayWhy: the label the editor shows on the stopped thread (the stopped event's
+// description) says why it stopped, the breakpoints that hit are named, and the violation's
+// widget belongs to the violation's step and thread only.
+func TestStopsSayWhy(t *testing.T) {
+	c, tr, stop := openAODV(t)
+	const violation = "invariant NoRoutingLoop: routing loop towards D: A -> C -> A"
+	// 1 << stopped exception at #20, in A's thread (1)
+	if b := stop.Body; b.Description != "Violation: "+violation || b.Text != violation || b.ThreadId != 1 {
+		t.Fatalf("first stop %+v", b)
+	}
+	// 2 >> exceptionInfo for A: the violation; for C (thread 3), whose top frame is its own
+	// receive at the same handler line: a quiet error
+	c.ExceptionInfoRequest(1)
+	if ex := daptest.Expect[*dap.ExceptionInfoResponse](t, c).Body; ex.Description != violation {
+		t.Fatalf("exceptionInfo %+v", ex)
+	}
+	c.ExceptionInfoRequest(3)
+	if e := daptest.ExpectError(t, c, "the violation is at step 20"); e.Body.Error.ShowUser {
+		t.Fatalf("a toast for %+v", e.Body.Error)
+	}
+	// 3 >> stepBack: << stopped step at #19 (C); A's thread no longer has the violation
+	c.StepBackRequest(1)
+	daptest.Expect[*dap.StepBackResponse](t, c)
+	if e := daptest.ExpectStopped(t, c, "step"); e.Body.Description != "Paused on step" || e.Body.ThreadId != 3 {
+		t.Fatalf("step back %+v", e.Body)
+	}
+	c.ExceptionInfoRequest(1)
+	daptest.ExpectError(t, c, "the violation is at step 20")
+	// 4 goto: where to, in the label
+	if e := gotoStep(t, c, 5); e.Body.Description != "Paused on goto: step 5" {
+		t.Fatalf("goto %+v", e.Body)
+	}
+	if e := gotoStep(t, c, 0); e.Body.Description != "Paused at the initial state" {
+		t.Fatalf("goto 0 %+v", e.Body)
+	}
+
+	// 5 a data breakpoint on B's second route: << stopped data breakpoint, "B.routes[1] changed"
+	changed := firstChange(tr, "B.routes[1]")
+	c.DataBreakpointInfoRequest(0, "B.routes[1]")
+	if id := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId; id != "B.routes[1]" {
+		t.Fatalf("dataId %v", id)
+	}
+	c.SetDataBreakpointsRequest("B.routes[1]")
+	data := daptest.Expect[*dap.SetDataBreakpointsResponse](t, c).Body.Breakpoints[0].Id
+	e := cont(t, c, "data breakpoint")
+	if e.Body.Description != "Paused on data breakpoint: B.routes[1] changed" || fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{data}) {
+		t.Fatalf("data breakpoint %+v", e.Body)
+	}
+	if got := topStep(t, c, e.Body.ThreadId); got != fmt.Sprintf("#%d", changed) {
+		t.Fatalf("data breakpoint at %s, want #%d", got, changed)
+	}
+	// 6 and a function breakpoint on the same step: both hit, both named
+	st := tr.Steps[changed-1]
+	name := st.Proc + "." + st.Event
+	gotoStep(t, c, changed-1)
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": name})
+	fn := daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints[0].Id
+	e = cont(t, c, "data breakpoint")
+	if want := "Paused on data breakpoint: B.routes[1] changed; function breakpoint: " + name; e.Body.Description != want ||
+		fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{data, fn}) {
+		t.Fatalf("stopped %+v, want %q and hits [%d %d]", e.Body, want, data, fn)
+	}
+	c.SetDataBreakpointsRequest()
+	daptest.Expect[*dap.SetDataBreakpointsResponse](t, c)
+	c.SetFunctionBreakpointsRequest()
+	daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c)
+
+	// 7 a breakpoint on the receive handler: "Paused on breakpoint", at #3, A's first receive
+	at := receiveSite(t, tr)
+	gotoStep(t, c, 0)
+	c.SetBreakpointsRequest(at.File, at.Line)
+	line := daptest.Expect[*dap.SetBreakpointsResponse](t, c).Body.Breakpoints[0].Id
+	e = cont(t, c, "breakpoint")
+	if e.Body.Description != "Paused on breakpoint" || fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{line}) || e.Body.Text != "" {
+		t.Fatalf("breakpoint %+v", e.Body)
+	}
+	if got := topStep(t, c, e.Body.ThreadId); got != "#3" {
+		t.Fatalf("breakpoint at %s", got)
+	}
+	// 8 the same breakpoint at the violation's step: its own reason, and the violation in its text
+	gotoStep(t, c, 19)
+	e = cont(t, c, "breakpoint")
+	if e.Body.Description != "Paused on breakpoint" || e.Body.Text != "violation: "+violation {
+		t.Fatalf("breakpoint at the violation %+v", e.Body)
 	}
 }

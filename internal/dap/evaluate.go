@@ -136,10 +136,19 @@ func (s *Session) command(req *dap.EvaluateRequest) {
 	}
 }
 
-// exceptionInfo describes the trace's violation.
+// exceptionInfo describes the trace's violation, and only to the thread stopped at its step:
+// a client keeps an exception stop's reason on a thread after later stops elsewhere, and would
+// show the violation's widget on whatever frame that thread shows then (often another step of
+// the same handler, on the same line). Anywhere else the answer is a quiet error.
 func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
 	if s.tr == nil || s.tr.t.Violation == nil {
-		s.sendError(&req.Request, errNotStopped, "exceptionInfo: this trace has no violation")
+		s.sendQuietError(&req.Request, errNotStopped, "exceptionInfo: this trace has no violation")
+		return
+	}
+	end := s.tr.t.End()
+	if !s.stopped || s.pos != end || req.Arguments.ThreadId != s.tr.threadOf(end) {
+		s.sendQuietError(&req.Request, errNotStopped, fmt.Sprintf("exceptionInfo: the violation is at step %d, in thread %d; thread %d is not stopped there",
+			end.Step, s.tr.threadOf(end), req.Arguments.ThreadId))
 		return
 	}
 	v := s.tr.t.Violation

@@ -3,6 +3,7 @@ package dap
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cmc-go/cmc/canon"
@@ -27,27 +28,30 @@ func (s *Session) run(forward bool) {
 		if !ok {
 			break
 		}
-		if hits, reason := s.hitsAt(p); len(hits) > 0 {
-			s.stopAt(p, reason, "", hits)
+		if st, hit := s.hitsAt(p); hit {
+			s.stopAt(p, st)
 			return
 		}
 	}
 	if forward {
-		s.stopAt(s.tr.t.End(), "step", "end of trace", nil)
+		s.stopAt(s.tr.t.End(), stop{reason: "step", text: "end of trace"})
 	} else {
-		s.stopAt(engine.After(0), "entry", "start of trace", nil)
+		s.stopAt(engine.After(0), stop{reason: "entry", text: "start of trace"})
 	}
 }
 
-// hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that is false
-// or nil does not hit; one that fails to evaluate does not either, and says so once
-// (conditionFailed).
-func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason string) {
+// hitsAt returns the stop at p when breakpoints hit there: the first kind that hits gives the
+// reason, and the label names each (the data breakpoint's variable, the function breakpoint's
+// name). A condition that is false or nil does not hit; one that fails to evaluate does not
+// either, and says so once (conditionFailed).
+func (s *Session) hitsAt(p engine.Cursor) (stop, bool) {
 	if p.Step == 0 {
-		return nil, ""
+		return stop{}, false
 	}
 	st := s.tr.step(p.Step)
-	try := func(b *bp, form func() dap.Breakpoint, label, why string) {
+	var hit stop
+	var whys []string
+	try := func(b *bp, form func() dap.Breakpoint, label, reason, why string) {
 		if b.cond != "" {
 			ok, err := s.conditionAt(b.cond, p)
 			if err != nil {
@@ -68,31 +72,38 @@ func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason string) {
 			s.output("console", s.interpolate(b.logMsg, p)+"\n")
 			return
 		}
-		hits = append(hits, b.id)
-		if reason == "" {
-			reason = why
+		hit.hits = append(hit.hits, b.id)
+		if hit.reason == "" {
+			hit.reason = reason
+		}
+		if !slices.Contains(whys, why) {
+			whys = append(whys, why)
 		}
 	}
 	if c := s.tr.t.Call(p); c != nil {
 		for _, b := range s.bps.bySite[c.Site] {
-			try(&b.bp, b.dap, b.label(), "breakpoint")
+			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
-		return hits, reason
-	}
-	for _, b := range s.bps.data {
-		if b.verified && changes(st.Changes, b.path) {
-			try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint")
+	} else {
+		for _, b := range s.bps.data {
+			if b.verified && changes(st.Changes, b.path) {
+				try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint", "data breakpoint: "+b.path+" changed")
+			}
+		}
+		for _, b := range s.bps.funcs {
+			if b.verified && b.matches(st.Proc, st.Event) {
+				try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint", "function breakpoint: "+b.name)
+			}
+		}
+		for _, b := range s.bps.bySite[st.Site] {
+			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
 	}
-	for _, b := range s.bps.funcs {
-		if b.verified && b.matches(st.Proc, st.Event) {
-			try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint")
-		}
+	if len(hit.hits) == 0 {
+		return stop{}, false
 	}
-	for _, b := range s.bps.bySite[st.Site] {
-		try(&b.bp, b.dap, b.label(), "breakpoint")
-	}
-	return hits, reason
+	hit.why = "Paused on " + strings.Join(whys, "; ")
+	return hit, true
 }
 
 // conditionAt evaluates a breakpoint's condition over the state shown at p.
