@@ -282,3 +282,40 @@ func TestStopsSayWhy(t *testing.T) {
 		t.Fatalf("breakpoint at the violation %+v", e.Body)
 	}
 }
+
+// TestHoverShowsOnlyStatePaths: a hover shows a value only for a path to a variable of the state.
+// A local of the handler code under the mouse (r, pk, err) shows nothing, quietly; a path
+// through the receiver (r.routes) is the acting process's.
+func TestHoverShowsOnlyStatePaths(t *testing.T) {
+	c, _, _ := openAODV(t)
+	// At #20, A in its receive handler:
+	//	pk, ok := s.Air.Receive(id, s.mayFault())
+	//	err := r.Receive(pk.From, pk.Msg)
+	for _, word := range []string{"r", "pk", "ok", "err", "id", "s", "pk.Msg", "s.Air", "pk.From",
+		"r.Receive(pk.From, pk.Msg)", "err == nil", "len(A.routes)", "A.routes[9]", "A.nothing", "nil", "3"} {
+		c.EvaluateRequest(word, 0, "hover")
+		if e := daptest.ExpectError(t, c); e.Body.Error == nil || e.Body.Error.ShowUser {
+			t.Errorf("hover %s: %+v", word, e.Body.Error)
+		}
+	}
+	for _, h := range []struct{ expr, want string }{
+		{`A.routes[2].NextHop`, "C"}, // as the Variables pane shows it
+		{`r.routes[2].NextHop`, "C"},
+		{`A.routes[2].Valid`, "true"},
+		{`$env["net"].Pending[1].Msg.Type`, "RERR"},
+		{`B.broken`, "nil"},
+	} {
+		if got := evaluate(t, c, h.expr, "hover"); got != h.want {
+			t.Errorf("hover %s = %s, want %s", h.expr, got, h.want)
+		}
+	}
+	c.EvaluateRequest("r.routes", 0, "hover")
+	if r := daptest.Expect[*dap.EvaluateResponse](t, c).Body; !strings.HasPrefix(r.Result, "len 3 [") || r.VariablesReference == 0 {
+		t.Errorf("hover r.routes: %+v", r)
+	}
+	// A watch is an expression, not a hover: a name that is not in the state is an error it shows.
+	c.EvaluateRequest("pk", 0, "watch")
+	if e := daptest.ExpectError(t, c, "pk is not a component of the state"); !e.Body.Error.ShowUser {
+		t.Errorf("watch pk: %+v", e.Body.Error)
+	}
+}

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-dap"
 )
 
-// Evaluate serves watches, hovers and the debug console with the same expression language as
-// breakpoint conditions, over the state a frame shows. In the console a few commands also work:
-// :goto N, :bookmark NAME [note], :help.
+// Evaluate serves watches and the debug console with the same expression language as breakpoint
+// conditions, over the state a frame shows, and hovers with state paths only (hover.go). In the
+// console a few commands also work: :goto N, :bookmark NAME [note], :help.
 
 func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 	a := req.Arguments
@@ -28,58 +28,53 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 	if !ok {
 		p = s.pos
 	}
+	if a.Context == "hover" {
+		n, err := s.hoverNode(a.Expression, p)
+		switch {
+		case err != nil:
+			s.sendQuietError(&req.Request, errStore, "evaluate: "+err.Error())
+		case n == nil:
+			// Most words under the mouse are not paths into the state: no value, and no toast.
+			s.sendQuietError(&req.Request, errEvaluate, a.Expression+" is not a variable of the state")
+		default:
+			s.sendNode(req, p, n)
+		}
+		return
+	}
 	e, err := s.envAt(p.Shown())
 	if err != nil {
 		s.sendError(&req.Request, errStore, "evaluate: "+err.Error())
 		return
 	}
-	code := a.Expression
-	v, err := s.progs.eval(code, e)
-	if err != nil && a.Context == "hover" {
-		// Hovering over model code: "r.routes" means the acting process's routes.
-		if alt := s.actingPath(code, p); alt != "" {
-			if v2, err2 := s.progs.eval(alt, e); err2 == nil && v2 != nil {
-				v, err = v2, nil
-			}
-		}
-	}
+	v, err := s.progs.eval(a.Expression, e)
 	if err != nil {
-		if a.Context == "hover" {
-			// Most words under the mouse are not expressions over the state: no toast for them.
-			s.sendQuietError(&req.Request, errEvaluate, firstLine(err.Error()))
-			return
-		}
 		s.sendError(&req.Request, errEvaluate, firstLine(err.Error()))
 		return
 	}
-	r := &dap.EvaluateResponse{Response: response(&req.Request)}
 	if n := e.nodeOf(v); n != nil {
-		r.Body.Result = n.summary(summaryWidth * 2)
-		r.Body.VariablesReference = s.handles.add(handle{kind: hNode, pos: p, node: n})
-		if n.indexed {
-			r.Body.IndexedVariables = len(n.kids)
-		}
-	} else {
-		r.Body.Result = show(v)
+		s.sendNode(req, p, n)
+		return
 	}
+	r := &dap.EvaluateResponse{Response: response(&req.Request)}
+	r.Body.Result = show(v)
 	s.send(r)
 }
 
-// actingPath rewrites a Go expression from handler code (recv.field...) to start at the
-// process acting at p, or returns "".
-func (s *Session) actingPath(code string, p engine.Cursor) string {
-	if p.Step == 0 {
-		return ""
+// sendNode answers an evaluate request with a variable of the state: a leaf as the Variables
+// pane shows it, a composite folded, to be expanded.
+func (s *Session) sendNode(req *dap.EvaluateRequest, p engine.Cursor, n *node) {
+	r := &dap.EvaluateResponse{Response: response(&req.Request)}
+	if n.leaf {
+		r.Body.Result = n.value
+		s.send(r)
+		return
 	}
-	i := strings.IndexByte(code, '.')
-	if i <= 0 || !isIdent(code[:i]) {
-		return ""
+	r.Body.Result = n.summary(summaryWidth * 2)
+	r.Body.VariablesReference = s.handles.add(handle{kind: hNode, pos: p, node: n})
+	if n.indexed {
+		r.Body.IndexedVariables = len(n.kids)
 	}
-	root := s.tr.step(p.Step).Proc
-	if !isIdent(root) {
-		root = "$env[" + strconv.Quote(root) + "]"
-	}
-	return root + code[i:]
+	s.send(r)
 }
 
 func firstLine(s string) string {

@@ -72,6 +72,42 @@ func TestNilSafe(t *testing.T) {
 	}
 }
 
+// TestPathKeys: a hover is a path only when it is a name followed by fields and constant indexes.
+func TestPathKeys(t *testing.T) {
+	for code, want := range map[string]string{
+		`r`:                   "r []",
+		`r.routes[2].NextHop`: "r [routes 2 NextHop]",
+		`B.Routes["A"]?.Hops`: "B [Routes A Hops]",
+		`$env["odd name"].x`:  "odd name [x]",
+		`r.Receive(pk.From)`:  "",
+		`err == nil`:          "",
+		`r.routes[i]`:         "",
+		`len(r.routes)`:       "",
+		`-1`:                  "",
+		`B.routes[`:           "",
+		`$env`:                "",
+		`$env[0]`:             "",
+		`"text"`:              "",
+	} {
+		root, keys, ok := pathKeys(code)
+		got := ""
+		if ok {
+			got = root + " " + fmtKeys(keys)
+		}
+		if got != want {
+			t.Errorf("pathKeys(%s) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+func fmtKeys(keys []any) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = strings.Trim(show(k), `"`)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
 // FuzzExpr: no expression makes compiling or evaluating panic (the nil-safe patch rewrites
 // every tree expr's parser accepts).
 func FuzzExpr(f *testing.F) {
@@ -83,5 +119,6 @@ func FuzzExpr(f *testing.F) {
 	f.Fuzz(func(t *testing.T, code string) {
 		progs := programs{}
 		progs.eval(code, e)
+		pathKeys(code)
 	})
 }
