@@ -3,7 +3,9 @@ package dap
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +320,137 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 	if e := daptest.ExpectError(t, c, "pk is not a component of the state"); !e.Body.Error.ShowUser {
 		t.Errorf("watch pk: %+v", e.Body.Error)
 	}
+}
+
+// TestDocExamples: every example of docs/launch.md's table and of :help works on the AODV
+// model's routing loop: expressions evaluate at its start (where nothing has happened yet) and
+// at the violation, hovers show a value at the violation, breakpoints are verified, and a log
+// message prints without an error in it.
+func TestDocExamples(t *testing.T) {
+	c, tr, _ := openAODV(t)
+	at := receiveSite(t, tr)
+	examples := docExamples(t)
+	c.EvaluateRequest(":help", 0, "repl")
+	help := daptest.Expect[*dap.EvaluateResponse](t, c).Body.Result
+	_, list, ok := strings.Cut(help, "For example")
+	if !ok {
+		t.Fatalf(":help has no examples:\n%s", help)
+	}
+	for _, l := range strings.Split(list, "\n")[1:] {
+		examples["Debug Console"] = append(examples["Debug Console"], strings.TrimSpace(l))
+	}
+	for _, kind := range []string{"condition", "watch", "Debug Console", "hover", "function breakpoint",
+		"hit condition", "log message", "data breakpoint"} {
+		if len(examples[kind]) == 0 {
+			t.Errorf("no %s examples", kind)
+		}
+	}
+	for _, step := range []int{0, len(tr.Steps)} {
+		c.Send("cmc/gotoStep", map[string]any{"step": step})
+		daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+		daptest.Expect[*dap.StoppedEvent](t, c)
+		for kind, context := range map[string]string{"condition": "watch", "watch": "watch", "Debug Console": "repl"} {
+			for _, x := range examples[kind] {
+				c.EvaluateRequest(x, 0, context)
+				m, err := c.Read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, ok := m.(*dap.EvaluateResponse)
+				if !ok {
+					t.Errorf("%s %s at step %d:%s", kind, x, step, describeMsg(m))
+					continue
+				}
+				if got := r.Body.Result; kind == "condition" && got != "true" && got != "false" && got != "nil" {
+					t.Errorf("condition %s at step %d is %s", x, step, got)
+				}
+			}
+		}
+	}
+	// at the violation (A acts), hovers
+	for _, x := range examples["hover"] {
+		c.EvaluateRequest(x, 0, "hover")
+		if m, err := c.Read(); err != nil {
+			t.Fatal(err)
+		} else if _, ok := m.(*dap.EvaluateResponse); !ok {
+			t.Errorf("hover %s:%s", x, describeMsg(m))
+		}
+	}
+	// breakpoints, set on the trace
+	set := func(kind string, bps ...map[string]any) {
+		t.Helper()
+		c.SetFunctionBreakpointsRequest(bps...)
+		for i, b := range daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints {
+			if !b.Verified {
+				t.Errorf("%s %v: %s", kind, bps[i], b.Message)
+			}
+		}
+	}
+	for _, x := range examples["condition"] {
+		set("condition", map[string]any{"name": "receive", "condition": x})
+	}
+	for _, x := range examples["function breakpoint"] {
+		set("function breakpoint", map[string]any{"name": x})
+	}
+	for _, x := range examples["hit condition"] {
+		set("hit condition", map[string]any{"name": "receive", "hitCondition": x})
+	}
+	set("no breakpoint")
+	for _, x := range examples["data breakpoint"] {
+		c.DataBreakpointInfoRequest(0, x)
+		if id := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId; id != x {
+			t.Errorf("data breakpoint %s: dataId %v", x, id)
+		}
+		c.SetDataBreakpointsRequest(x)
+		if b := daptest.Expect[*dap.SetDataBreakpointsResponse](t, c).Body.Breakpoints[0]; !b.Verified {
+			t.Errorf("data breakpoint %s: %s", x, b.Message)
+		}
+	}
+	c.SetDataBreakpointsRequest()
+	daptest.Expect[*dap.SetDataBreakpointsResponse](t, c)
+	for _, x := range examples["log message"] {
+		c.SetBreakpointsWith(at.File, []map[string]any{{"line": at.Line, "logMessage": x}})
+		daptest.Expect[*dap.SetBreakpointsResponse](t, c)
+		gotoStep(t, c, len(tr.Steps)-1)
+		before := len(c.Output())
+		cont(t, c, "exception")
+		if out := c.Output()[before:]; out == "" || strings.ContainsAny(out, "<>{}") {
+			t.Errorf("log message %s printed %q", x, out)
+		}
+	}
+}
+
+// docExamples reads the examples table of docs/launch.md: code spans by the kinds of place they
+// are written in.
+func docExamples(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "launch.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "| where | examples | what they say |")
+	if !ok {
+		t.Fatal("docs/launch.md has no examples table")
+	}
+	out := map[string][]string{}
+	code := regexp.MustCompile("`([^`]+)`")
+	for _, row := range strings.Split(table, "\n")[2:] {
+		cells := strings.Split(row, " | ")
+		if !strings.HasPrefix(row, "| ") || len(cells) < 3 {
+			break
+		}
+		for _, kind := range strings.Split(strings.TrimPrefix(cells[0], "| "), ", ") {
+			for _, m := range code.FindAllStringSubmatch(cells[1], -1) {
+				out[kind] = append(out[kind], m[1])
+			}
+		}
+	}
+	return out
+}
+
+func describeMsg(m dap.Message) string {
+	if e, ok := m.(*dap.ErrorResponse); ok {
+		return " error " + e.Message
+	}
+	return fmt.Sprintf(" %T", m)
 }

@@ -84,6 +84,21 @@ func firstLine(s string) string {
 	return s
 }
 
+// helpText is :help's answer. Its examples are expressions over the bundled AODV model's state
+// (examples/aodv): TestDocExamples evaluates each on its routing loop.
+const helpText = `:goto N — go to step N (0: the initial state)
+:bookmark NAME [note] — bookmark the current state
+:help — this list
+Anything else is an expression over the state shown (https://expr-lang.org): components are
+variables, fields are members, elements and map entries are indexed. A field of nil, an element
+past the end and a missing entry are nil; len(nil) is 0; < and > with nil are false.
+For example, on the AODV model (examples/aodv):
+  A.routes[2].NextHop == "C"
+  len(net.Pending) > 1
+  any(B.routes, .Dest == "D" && .Valid)
+  A.routes[2]?.Hops > 2
+  filter(net.Pending, .Msg.Type == "RERR")`
+
 // command runs a debug console command.
 func (s *Session) command(req *dap.EvaluateRequest) {
 	fields := strings.Fields(strings.TrimSpace(req.Arguments.Expression))
@@ -95,8 +110,7 @@ func (s *Session) command(req *dap.EvaluateRequest) {
 	fail := func(msg string) { s.sendError(&req.Request, errEvaluate, msg) }
 	switch fields[0] {
 	case ":help":
-		reply(":goto N — go to step N (0: the initial state)\n:bookmark NAME [note] — bookmark the current state\n" +
-			"anything else is an expression over the state, e.g. B.routes[\"D\"].hops < 3")
+		reply(helpText)
 	case ":goto":
 		if !s.requireStop(&req.Request) {
 			return
