@@ -123,10 +123,12 @@ func timed(b *testing.B, setup func(i int), op func(i int)) {
 	l.report(b)
 }
 
-func gotoStep(b *testing.B, c *daptest.Client, n int) {
+// gotoStep moves the session to step n and returns the stop.
+func gotoStep(t testing.TB, c *daptest.Client, n int) *dap.StoppedEvent {
+	t.Helper()
 	c.Send("cmc/gotoStep", map[string]any{"step": n})
-	daptest.ExpectCustom(b, c, "cmc/gotoStep", nil)
-	daptest.ExpectStopped(b, c, "goto")
+	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+	return daptest.ExpectStopped(t, c, "goto")
 }
 
 func BenchmarkFirstStop(b *testing.B) {

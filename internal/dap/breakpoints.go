@@ -3,6 +3,7 @@ package dap
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -22,13 +23,14 @@ import (
 // ({expression} parts are evaluated) that prints instead of stopping.
 
 type bp struct {
-	id       int
-	cond     string
-	hitCond  string
-	logMsg   string
-	hits     int
-	verified bool
-	message  string
+	id         int
+	cond       string
+	hitCond    string
+	logMsg     string
+	hits       int
+	verified   bool
+	message    string
+	condFailed bool // its condition failed to evaluate, and the user was told (scan.go)
 }
 
 type sourceBP struct {
@@ -91,6 +93,19 @@ func (b *sourceBP) dap() dap.Breakpoint {
 		Source: &dap.Source{Path: b.path}}
 }
 
+// label names the breakpoint in the Debug Console.
+func (b *sourceBP) label() string {
+	return "breakpoint at " + filepath.Base(b.path) + ":" + strconv.Itoa(b.line)
+}
+
+func (b *funcBP) dap() dap.Breakpoint {
+	return dap.Breakpoint{Id: b.id, Verified: b.verified, Message: b.message}
+}
+
+func (b *dataBP) dap() dap.Breakpoint {
+	return dap.Breakpoint{Id: b.id, Verified: b.verified, Message: b.message}
+}
+
 // verifySource checks a source breakpoint against the loaded trace.
 func (s *Session) verifySource(b *sourceBP) {
 	b.verified, b.site = false, ""
@@ -128,7 +143,7 @@ func (s *Session) onSetFunctionBreakpoints(req *dap.SetFunctionBreakpointsReques
 		b := &funcBP{bp: bp{id: s.bps.id(), cond: fb.Condition, hitCond: fb.HitCondition}, name: fb.Name}
 		s.verifyFunc(b)
 		s.bps.funcs = append(s.bps.funcs, b)
-		r.Body.Breakpoints = append(r.Body.Breakpoints, dap.Breakpoint{Id: b.id, Verified: b.verified, Message: b.message})
+		r.Body.Breakpoints = append(r.Body.Breakpoints, b.dap())
 	}
 	s.send(r)
 }
@@ -229,17 +244,25 @@ func (s *Session) onSetDataBreakpoints(req *dap.SetDataBreakpointsRequest) {
 			b.verified, b.message = false, err.Error()
 		}
 		s.bps.data = append(s.bps.data, b)
-		r.Body.Breakpoints = append(r.Body.Breakpoints, dap.Breakpoint{Id: b.id, Verified: b.verified, Message: b.message})
+		r.Body.Breakpoints = append(r.Body.Breakpoints, b.dap())
 	}
 	s.send(r)
 }
 
 // checkConditions compiles a breakpoint's condition and checks its hit condition, so mistakes
-// show when the breakpoint is set, not when it is reached.
+// show when the breakpoint is set, not when it is reached: with a trace loaded, a name that is
+// not a component of its state is one.
 func (s *Session) checkConditions(b *bp) error {
+	b.condFailed = false
 	if b.cond != "" {
-		if _, err := s.progs.compile(b.cond); err != nil {
-			return fmt.Errorf("condition: %v", err)
+		prog, err := s.progs.compile(b.cond)
+		if err != nil {
+			return fmt.Errorf("condition: %v", firstLine(err.Error()))
+		}
+		if s.tr != nil {
+			if err := prog.checkNames(s.tr.components()); err != nil {
+				return fmt.Errorf("condition: %v", err)
+			}
 		}
 	}
 	if b.hitCond != "" {
@@ -292,8 +315,7 @@ func (b *breakpoints) verify(s *Session) {
 		was, msg := fb.verified, fb.message
 		s.verifyFunc(fb)
 		if was != fb.verified || msg != fb.message {
-			s.send(&dap.BreakpointEvent{Event: event("breakpoint"), Body: dap.BreakpointEventBody{Reason: "changed",
-				Breakpoint: dap.Breakpoint{Id: fb.id, Verified: fb.verified, Message: fb.message}}})
+			s.send(&dap.BreakpointEvent{Event: event("breakpoint"), Body: dap.BreakpointEventBody{Reason: "changed", Breakpoint: fb.dap()}})
 		}
 	}
 }

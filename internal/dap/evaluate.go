@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-dap"
 )
 
-// Evaluate serves watches, hovers and the debug console with the same expression language as
-// breakpoint conditions, over the state a frame shows. In the console a few commands also work:
-// :goto N, :bookmark NAME [note], :help.
+// Evaluate serves watches and the debug console with the same expression language as breakpoint
+// conditions, over the state a frame shows, and hovers with state paths only (hover.go). In the
+// console a few commands also work: :goto N, :bookmark NAME [note], :help.
 
 func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 	a := req.Arguments
@@ -28,58 +28,53 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 	if !ok {
 		p = s.pos
 	}
+	if a.Context == "hover" {
+		n, err := s.hoverNode(a.Expression, p)
+		switch {
+		case err != nil:
+			s.sendQuietError(&req.Request, errStore, "evaluate: "+err.Error())
+		case n == nil:
+			// Most words under the mouse are not paths into the state: no value, and no toast.
+			s.sendQuietError(&req.Request, errEvaluate, a.Expression+" is not a variable of the state")
+		default:
+			s.sendNode(req, p, n)
+		}
+		return
+	}
 	e, err := s.envAt(p.Shown())
 	if err != nil {
 		s.sendError(&req.Request, errStore, "evaluate: "+err.Error())
 		return
 	}
-	code := a.Expression
-	v, err := s.progs.eval(code, e)
-	if err != nil && a.Context == "hover" {
-		// Hovering over model code: "r.routes" means the acting process's routes.
-		if alt := s.actingPath(code, p); alt != "" {
-			if v2, err2 := s.progs.eval(alt, e); err2 == nil && v2 != nil {
-				v, err = v2, nil
-			}
-		}
-	}
+	v, err := s.progs.eval(a.Expression, e)
 	if err != nil {
-		if a.Context == "hover" {
-			// Most words under the mouse are not expressions over the state: no toast for them.
-			s.sendQuietError(&req.Request, errEvaluate, firstLine(err.Error()))
-			return
-		}
 		s.sendError(&req.Request, errEvaluate, firstLine(err.Error()))
 		return
 	}
-	r := &dap.EvaluateResponse{Response: response(&req.Request)}
 	if n := e.nodeOf(v); n != nil {
-		r.Body.Result = n.summary(summaryWidth * 2)
-		r.Body.VariablesReference = s.handles.add(handle{kind: hNode, pos: p, node: n})
-		if n.indexed {
-			r.Body.IndexedVariables = len(n.kids)
-		}
-	} else {
-		r.Body.Result = show(v)
+		s.sendNode(req, p, n)
+		return
 	}
+	r := &dap.EvaluateResponse{Response: response(&req.Request)}
+	r.Body.Result = show(v)
 	s.send(r)
 }
 
-// actingPath rewrites a Go expression from handler code (recv.field...) to start at the
-// process acting at p, or returns "".
-func (s *Session) actingPath(code string, p engine.Cursor) string {
-	if p.Step == 0 {
-		return ""
+// sendNode answers an evaluate request with a variable of the state: a leaf as the Variables
+// pane shows it, a composite folded, to be expanded.
+func (s *Session) sendNode(req *dap.EvaluateRequest, p engine.Cursor, n *node) {
+	r := &dap.EvaluateResponse{Response: response(&req.Request)}
+	if n.leaf {
+		r.Body.Result = n.value
+		s.send(r)
+		return
 	}
-	i := strings.IndexByte(code, '.')
-	if i <= 0 || !isIdent(code[:i]) {
-		return ""
+	r.Body.Result = n.summary(summaryWidth * 2)
+	r.Body.VariablesReference = s.handles.add(handle{kind: hNode, pos: p, node: n})
+	if n.indexed {
+		r.Body.IndexedVariables = len(n.kids)
 	}
-	root := s.tr.step(p.Step).Proc
-	if !isIdent(root) {
-		root = "$env[" + strconv.Quote(root) + "]"
-	}
-	return root + code[i:]
+	s.send(r)
 }
 
 func firstLine(s string) string {
@@ -88,6 +83,21 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// helpText is :help's answer. Its examples are expressions over the bundled AODV model's state
+// (examples/aodv): TestDocExamples evaluates each on its routing loop.
+const helpText = `:goto N — go to step N (0: the initial state)
+:bookmark NAME [note] — bookmark the current state
+:help — this list
+Anything else is an expression over the state shown (https://expr-lang.org): components are
+variables, fields are members, elements and map entries are indexed. A field of nil, an element
+past the end and a missing entry are nil; len(nil) is 0; < and > with nil are false.
+For example, on the AODV model (examples/aodv):
+  A.routes[2].NextHop == "C"
+  len(net.Pending) > 1
+  any(B.routes, .Dest == "D" && .Valid)
+  A.routes[2]?.Hops > 2
+  filter(net.Pending, .Msg.Type == "RERR")`
 
 // command runs a debug console command.
 func (s *Session) command(req *dap.EvaluateRequest) {
@@ -100,8 +110,7 @@ func (s *Session) command(req *dap.EvaluateRequest) {
 	fail := func(msg string) { s.sendError(&req.Request, errEvaluate, msg) }
 	switch fields[0] {
 	case ":help":
-		reply(":goto N — go to step N (0: the initial state)\n:bookmark NAME [note] — bookmark the current state\n" +
-			"anything else is an expression over the state, e.g. B.routes[\"D\"].hops < 3")
+		reply(helpText)
 	case ":goto":
 		if !s.requireStop(&req.Request) {
 			return
@@ -136,10 +145,19 @@ func (s *Session) command(req *dap.EvaluateRequest) {
 	}
 }
 
-// exceptionInfo describes the trace's violation.
+// exceptionInfo describes the trace's violation, and only to the thread stopped at its step:
+// a client keeps an exception stop's reason on a thread after later stops elsewhere, and would
+// show the violation's widget on whatever frame that thread shows then (often another step of
+// the same handler, on the same line). Anywhere else the answer is a quiet error.
 func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
 	if s.tr == nil || s.tr.t.Violation == nil {
-		s.sendError(&req.Request, errNotStopped, "exceptionInfo: this trace has no violation")
+		s.sendQuietError(&req.Request, errNotStopped, "exceptionInfo: this trace has no violation")
+		return
+	}
+	end := s.tr.t.End()
+	if !s.stopped || s.pos != end || req.Arguments.ThreadId != s.tr.threadOf(end) {
+		s.sendQuietError(&req.Request, errNotStopped, fmt.Sprintf("exceptionInfo: the violation is at step %d, in thread %d; thread %d is not stopped there",
+			end.Step, s.tr.threadOf(end), req.Arguments.ThreadId))
 		return
 	}
 	v := s.tr.t.Violation

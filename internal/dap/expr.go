@@ -11,21 +11,28 @@ import (
 	"github.com/expr-lang/expr/vm"
 )
 
-// Expressions (breakpoint conditions, watches, hovers, the debug console) are written in
+// Expressions (breakpoint conditions, watches, log messages, the debug console) are written in
 // github.com/expr-lang/expr over a state: each component is a variable, fields are members,
-// elements and map entries are indexed with the key as rendered (B.routes["D"].hops < 3). The
-// environment is built from the same tree as the Variables pane, so what one shows the other
-// can name.
+// elements and map entries are indexed with the key as rendered (A.routes[2].NextHop == "C",
+// B.Routes["A"].Hops < 3), nil-safely (nilsafe.go). The environment is built from the same tree
+// as the Variables pane, so what one shows the other can name. Hovers are paths into that tree,
+// not expressions (hover.go).
 
 // An env is a state as expression values, and the way back from a composite value to its node
 // (so an evaluated sub-tree can be expanded in the editor).
 type env struct {
-	vars  map[string]any
+	vars  components
 	nodes map[uintptr]*node
 }
 
+// components are a state's roots by name: the variables of an expression.
+type components map[string]any
+
+// names lists the components, for messages.
+func (c components) names() string { return fieldNames(c) }
+
 func newEnv(top *node) *env {
-	e := &env{vars: map[string]any{}, nodes: map[uintptr]*node{}}
+	e := &env{vars: components{}, nodes: map[uintptr]*node{}}
 	for _, r := range top.kids {
 		e.vars[r.name] = e.value(r)
 	}
@@ -122,19 +129,38 @@ func key(s string) any {
 	return keyString(s)
 }
 
-// programs caches compiled expressions: conditions are evaluated at every candidate stop.
-type programs map[string]*vm.Program
+// A program is a compiled expression and the names it reads, which must be components of the
+// state it runs on.
+type program struct {
+	vm    *vm.Program
+	names []string
+}
 
-func (p programs) compile(code string) (*vm.Program, error) {
+// programs caches compiled expressions: conditions are evaluated at every candidate stop.
+type programs map[string]*program
+
+func (p programs) compile(code string) (*program, error) {
 	if prog, ok := p[code]; ok {
 		return prog, nil
 	}
-	prog, err := expr.Compile(code, expr.AllowUndefinedVariables())
+	ns := &nilSafe{}
+	v, err := expr.Compile(code, exprOptions(ns)...)
 	if err != nil {
 		return nil, err
 	}
+	prog := &program{vm: v, names: ns.free()}
 	p[code] = prog
 	return prog, nil
+}
+
+// checkNames says which name of the program is not a component, if one is not.
+func (prog *program) checkNames(vars components) error {
+	for _, n := range prog.names {
+		if _, ok := vars[n]; !ok {
+			return fmt.Errorf("%s is not a component of the state; it has %s", n, vars.names())
+		}
+	}
+	return nil
 }
 
 // eval runs an expression over an environment. A panic in the expression machinery is an error.
@@ -143,25 +169,31 @@ func (p programs) eval(code string, e *env) (v any, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := prog.checkNames(e.vars); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return expr.Run(prog, e.vars)
+	return expr.Run(prog.vm, e.vars)
 }
 
-// truth evaluates a condition: it must give a boolean.
+// truth evaluates a condition: true stops, false and nil (nothing there, as B.routes[3] while B
+// has fewer routes) do not, anything else is an error.
 func (p programs) truth(code string, e *env) (bool, error) {
 	v, err := p.eval(code, e)
 	if err != nil {
 		return false, err
 	}
-	b, ok := v.(bool)
-	if !ok {
-		return false, fmt.Errorf("condition %q is %s, not true or false", code, show(v))
+	switch v := v.(type) {
+	case bool:
+		return v, nil
+	case nil:
+		return false, nil
 	}
-	return b, nil
+	return false, fmt.Errorf("condition %q is %s, not true or false", code, show(v))
 }
 
 // show renders an expression result the way the Variables pane renders leaves.

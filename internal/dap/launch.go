@@ -10,7 +10,6 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
-	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 
@@ -240,13 +239,11 @@ func (s *Session) onConfigurationDone(req *dap.ConfigurationDoneRequest) {
 
 // firstStop stops where a trace is interesting: on its violation, or at its start.
 func (s *Session) firstStop(onEntry bool) {
-	v := s.tr.t.Violation
-	switch {
-	case onEntry || v == nil:
-		s.stopAt(engine.After(0), "entry", "", nil)
-	default:
-		s.stopAt(s.tr.t.End(), "exception", tracefmt.Violation(v), nil)
+	if onEntry || s.tr.t.Violation == nil {
+		s.stopAt(engine.After(0), stop{reason: "entry"})
+		return
 	}
+	s.stopAt(s.tr.t.End(), stop{}) // the violation's step: stopAt says so
 }
 
 // restart re-checks (the code may have changed) or, for a stored trace, goes back to its start.
@@ -277,7 +274,7 @@ func (s *Session) onRestart(req *dap.RestartRequest) {
 	}
 	if c.Trace != 0 && s.tr != nil && s.tr.id == c.Trace {
 		s.send(&dap.RestartResponse{Response: response(&req.Request)})
-		s.stopAt(engine.After(0), "entry", "", nil)
+		s.stopAt(engine.After(0), stop{reason: "entry"})
 		return
 	}
 	s.closeTrace()

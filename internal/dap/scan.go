@@ -1,11 +1,14 @@
 package dap
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/google/go-dap"
 )
 
 // continue and reverseContinue walk the trace engine.Cursor by engine.Cursor, forward or back, and stop
@@ -25,85 +28,105 @@ func (s *Session) run(forward bool) {
 		if !ok {
 			break
 		}
-		if hits, reason, text := s.hitsAt(p); len(hits) > 0 || text != "" {
-			s.stopAt(p, reason, text, hits)
+		if st, hit := s.hitsAt(p); hit {
+			s.stopAt(p, st)
 			return
 		}
 	}
 	if forward {
-		s.stopAt(s.tr.t.End(), "step", "end of trace", nil)
+		s.stopAt(s.tr.t.End(), stop{reason: "step", text: "end of trace"})
 	} else {
-		s.stopAt(engine.After(0), "entry", "start of trace", nil)
+		s.stopAt(engine.After(0), stop{reason: "entry", text: "start of trace"})
 	}
 }
 
-// hitsAt returns the breakpoints that hit at p, and the stop reason. A condition that fails to
-// evaluate stops too, with the error as the text.
-func (s *Session) hitsAt(p engine.Cursor) (hits []int, reason, text string) {
+// hitsAt returns the stop at p when breakpoints hit there: the first kind that hits gives the
+// reason, and the label names each (the data breakpoint's variable, the function breakpoint's
+// name). A condition that is false or nil does not hit; one that fails to evaluate does not
+// either, and says so once (conditionFailed).
+func (s *Session) hitsAt(p engine.Cursor) (stop, bool) {
 	if p.Step == 0 {
-		return nil, "", ""
+		return stop{}, false
 	}
 	st := s.tr.step(p.Step)
-	try := func(b *bp, why string) bool {
+	var hit stop
+	var whys []string
+	try := func(b *bp, form func() dap.Breakpoint, label, reason, why string) {
 		if b.cond != "" {
-			e, err := s.envAt(p.Shown())
+			ok, err := s.conditionAt(b.cond, p)
 			if err != nil {
-				text = "condition: " + err.Error()
-				return true
-			}
-			ok, err := s.progs.truth(b.cond, e)
-			if err != nil {
-				text = "condition " + b.cond + ": " + err.Error()
-				return true
+				s.conditionFailed(b, form, label, p, err)
+				return
 			}
 			if !ok {
-				return false
+				return
 			}
 		}
 		b.hits++
 		if b.hitCond != "" {
 			if ok, _ := hitMatches(b.hitCond, b.hits); !ok {
-				return false
+				return
 			}
 		}
 		if b.logMsg != "" {
 			s.output("console", s.interpolate(b.logMsg, p)+"\n")
-			return false
+			return
 		}
-		hits = append(hits, b.id)
-		if reason == "" {
-			reason = why
+		hit.hits = append(hit.hits, b.id)
+		if hit.reason == "" {
+			hit.reason = reason
 		}
-		return false
+		if !slices.Contains(whys, why) {
+			whys = append(whys, why)
+		}
 	}
 	if c := s.tr.t.Call(p); c != nil {
 		for _, b := range s.bps.bySite[c.Site] {
-			if try(&b.bp, "breakpoint") {
-				return nil, "breakpoint", text
+			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
+		}
+	} else {
+		for _, b := range s.bps.data {
+			if b.verified && changes(st.Changes, b.path) {
+				try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint", "data breakpoint: "+b.path+" changed")
 			}
 		}
-		return hits, reason, text
-	}
-	for _, b := range s.bps.data {
-		if b.verified && changes(st.Changes, b.path) {
-			if try(&b.bp, "data breakpoint") {
-				return nil, "data breakpoint", text
+		for _, b := range s.bps.funcs {
+			if b.verified && b.matches(st.Proc, st.Event) {
+				try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint", "function breakpoint: "+b.name)
 			}
 		}
-	}
-	for _, b := range s.bps.funcs {
-		if b.verified && b.matches(st.Proc, st.Event) {
-			if try(&b.bp, "function breakpoint") {
-				return nil, "function breakpoint", text
-			}
+		for _, b := range s.bps.bySite[st.Site] {
+			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
 	}
-	for _, b := range s.bps.bySite[st.Site] {
-		if try(&b.bp, "breakpoint") {
-			return nil, "breakpoint", text
-		}
+	if len(hit.hits) == 0 {
+		return stop{}, false
 	}
-	return hits, reason, text
+	hit.why = "Paused on " + strings.Join(whys, "; ")
+	return hit, true
+}
+
+// conditionAt evaluates a breakpoint's condition over the state shown at p.
+func (s *Session) conditionAt(cond string, p engine.Cursor) (bool, error) {
+	e, err := s.envAt(p.Shown())
+	if err != nil {
+		return false, err
+	}
+	return s.progs.truth(cond, e)
+}
+
+// conditionFailed tells the user, once per breakpoint, that its condition could not be
+// evaluated: in the Debug Console and on the breakpoint (its message). The breakpoint stays
+// verified: it still stops where its condition is true.
+func (s *Session) conditionFailed(b *bp, form func() dap.Breakpoint, label string, p engine.Cursor, err error) {
+	if b.condFailed {
+		return
+	}
+	b.condFailed = true
+	b.message = fmt.Sprintf("condition %s failed at step %d: %s; it does not stop where its condition fails",
+		b.cond, p.Step, firstLine(err.Error()))
+	s.output("stderr", label+": "+b.message+"\n")
+	s.send(&dap.BreakpointEvent{Event: event("breakpoint"), Body: dap.BreakpointEventBody{Reason: "changed", Breakpoint: form()}})
 }
 
 // changes reports whether a step's changes touch path or anything below it.

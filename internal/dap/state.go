@@ -94,6 +94,16 @@ func newTrace(id int64, t *engine.Trace) *trace {
 
 func (tr *trace) len() int { return len(tr.t.Steps) }
 
+// components are the trace's roots (processes and environment), without values: what names in
+// an expression may stand for.
+func (tr *trace) components() components {
+	c := components{}
+	for _, r := range slices.Concat(tr.procs, tr.envs) {
+		c[r] = nil
+	}
+	return c
+}
+
 // step returns step n (1-based).
 func (tr *trace) step(n int) *engine.Step { return &tr.t.Steps[n-1] }
 

@@ -15,35 +15,68 @@ import (
 // (scan.go); restartFrame goes back to just before a frame's step; goto jumps to a step at a
 // source line; cmc/gotoStep jumps to a step by number.
 
+// A stop says why the session stopped, for the stopped event: the reason (a DAP word: step,
+// breakpoint, data breakpoint, goto, entry, exception...), why in the user's words (the label
+// the editor shows on the thread, such as "Paused on data breakpoint: B.routes[1] changed"),
+// details (text) and the breakpoints that hit.
+type stop struct {
+	reason string
+	why    string // "" for the reason's usual label (stopAt)
+	text   string
+	hits   []int
+}
+
 // stopAt moves to p and tells the client. Variable references from earlier stops die here.
-func (s *Session) stopAt(p engine.Cursor, reason, text string, hits []int) {
+//
+// The violation belongs to the last step only: a stop there that no breakpoint caused is an
+// exception stop (the editor then asks exceptionInfo and shows its widget); a breakpoint that
+// hits there keeps its reason and mentions the violation in its text.
+func (s *Session) stopAt(p engine.Cursor, st stop) {
 	s.pos = p
 	s.stopped = true
 	s.handles.reset()
-	s.log.Debug("stop", "trace", s.tr.id, "step", p.Step, "choice", p.Choice, "reason", reason)
+	s.log.Debug("stop", "trace", s.tr.id, "step", p.Step, "choice", p.Choice, "reason", st.reason)
 	if s.views != nil {
 		s.views.Show(s.tr.id, p.Shown())
 	}
-	if v := s.tr.t.Violation; v != nil && p == s.tr.t.End() && (reason == "step" || reason == "goto") {
-		reason, text = "exception", tracefmt.Violation(v)
+	if v := s.tr.t.Violation; v != nil && p == s.tr.t.End() {
+		if len(st.hits) == 0 {
+			st = stop{reason: "exception", text: tracefmt.Violation(v)}
+		} else if st.text == "" {
+			st.text = "violation: " + tracefmt.Violation(v)
+		}
+	}
+	if st.why == "" {
+		st.why = s.describe(st, p)
 	}
 	e := &dap.StoppedEvent{Event: event("stopped")}
-	e.Body = dap.StoppedEventBody{Reason: reason, ThreadId: s.tr.threadOf(p), AllThreadsStopped: true,
-		Text: text, HitBreakpointIds: hits, Description: describe(reason, p)}
+	e.Body = dap.StoppedEventBody{Reason: st.reason, ThreadId: s.tr.threadOf(p), AllThreadsStopped: true,
+		Text: st.text, HitBreakpointIds: st.hits, Description: st.why}
 	s.send(e)
 }
 
-func describe(reason string, p engine.Cursor) string {
-	switch reason {
-	case "exception":
-		return "Violation"
-	case "entry":
-		return "Initial state"
-	}
+// describe is the usual label of a stop at p: why it stopped there, not where (the Call Stack
+// and the editor show where).
+func (s *Session) describe(st stop, p engine.Cursor) string {
+	where := fmt.Sprintf("step %d", p.Step)
 	if p.Inside() {
-		return fmt.Sprintf("Step %d, Choose #%d", p.Step, p.Choice)
+		where = fmt.Sprintf("Choose #%d of step %d", p.Choice, p.Step)
 	}
-	return fmt.Sprintf("Step %d", p.Step)
+	switch {
+	case st.reason == "exception":
+		return "Violation: " + st.text
+	case p.Step == 0 && !p.Inside():
+		return "Paused at the initial state"
+	case st.reason == "step" && p == s.tr.t.End():
+		return "Paused at the end of the trace"
+	case st.reason == "step" && p.Inside():
+		return "Paused on step in: " + where
+	case st.reason == "goto":
+		return "Paused on goto: " + where
+	case st.reason == "restart":
+		return fmt.Sprintf("Paused on restart frame: before step %d", p.Step+1)
+	}
+	return "Paused on " + st.reason
 }
 
 func (s *Session) onNext(req *dap.NextRequest) {
@@ -52,7 +85,7 @@ func (s *Session) onNext(req *dap.NextRequest) {
 	}
 	p, _ := s.tr.t.StepOver(s.pos) // at the end of the trace, stays there
 	s.send(&dap.NextResponse{Response: response(&req.Request)})
-	s.stopAt(p, "step", s.endText(p), nil)
+	s.stopAt(p, stop{reason: "step", text: s.endText(p)})
 }
 
 func (s *Session) onStepIn(req *dap.StepInRequest) {
@@ -61,7 +94,7 @@ func (s *Session) onStepIn(req *dap.StepInRequest) {
 	}
 	p, _ := s.tr.t.StepIn(s.pos)
 	s.send(&dap.StepInResponse{Response: response(&req.Request)})
-	s.stopAt(p, "step", s.endText(p), nil)
+	s.stopAt(p, stop{reason: "step", text: s.endText(p)})
 }
 
 func (s *Session) onStepOut(req *dap.StepOutRequest) {
@@ -70,7 +103,7 @@ func (s *Session) onStepOut(req *dap.StepOutRequest) {
 	}
 	p, _ := s.tr.t.StepOver(s.pos)
 	s.send(&dap.StepOutResponse{Response: response(&req.Request)})
-	s.stopAt(p, "step", s.endText(p), nil)
+	s.stopAt(p, stop{reason: "step", text: s.endText(p)})
 }
 
 func (s *Session) onStepBack(req *dap.StepBackRequest) {
@@ -83,7 +116,7 @@ func (s *Session) onStepBack(req *dap.StepBackRequest) {
 	if p.Step == 0 {
 		reason = "entry"
 	}
-	s.stopAt(p, reason, "", nil)
+	s.stopAt(p, stop{reason: reason})
 }
 
 // endText says when a step could not move because the trace ends there.
@@ -133,7 +166,7 @@ func (s *Session) onRestartFrame(req *dap.RestartFrameRequest) {
 		return
 	}
 	s.send(&dap.RestartFrameResponse{Response: response(&req.Request)})
-	s.stopAt(engine.After(max(p.Step-1, 0)), "restart", "", nil)
+	s.stopAt(engine.After(max(p.Step-1, 0)), stop{reason: "restart"})
 }
 
 // gotoTargets lists the steps that run a source line: its handler or a Choose call there.
@@ -178,7 +211,7 @@ func (s *Session) onGoto(req *dap.GotoRequest) {
 		return
 	}
 	s.send(&dap.GotoResponse{Response: response(&req.Request)})
-	s.stopAt(s.gotos[id-1], "goto", "", nil)
+	s.stopAt(s.gotos[id-1], stop{reason: "goto"})
 }
 
 // gotoStep moves to the end of step n (0: the initial state).
@@ -186,6 +219,6 @@ func (s *Session) gotoStep(n int) error {
 	if n < 0 || n > s.tr.len() {
 		return fmt.Errorf("step %d is not in the trace: it has steps 0 to %d", n, s.tr.len())
 	}
-	s.stopAt(engine.After(n), "goto", "", nil)
+	s.stopAt(engine.After(n), stop{reason: "goto"})
 	return nil
 }

@@ -106,7 +106,7 @@ func TestStory(t *testing.T) {
 	c.StepInRequest(1)
 	daptest.Expect[*dap.StepInResponse](t, c)
 	// Choose calls count from 1, as replay and the CLI count them (engine.Cursor).
-	if e := daptest.ExpectStopped(t, c, "step"); e.Body.Description != "Step 1, Choose #1" {
+	if e := daptest.ExpectStopped(t, c, "step"); e.Body.Description != "Paused on step in: Choose #1 of step 1" {
 		t.Fatalf("stopped inside step 1: %q", e.Body.Description)
 	}
 	top := stack(t, c, 1)[0]
