@@ -58,6 +58,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	defer mc.Close()
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
+	defer s.free()
 	if limit > 0 {
 		s.checked-- // the initial state is not a transition
 		found, err := s.selfCheckAfter(Position{State: 0, Event: -1, Attempt: 0}, init, nil, func() []pathStep { return nil })
@@ -111,6 +112,13 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	s.res.StoredBytes = s.res.VisitedBytes + int64(s.trail.capacity())*int64(unsafe.Sizeof(trailEntry{})) +
 		int64(s.values.capacity())*4 + int64(mc.pool.size())
 	return s.res, nil
+}
+
+// free releases the search's tables, which live off the Go heap (offheap.go).
+func (s *search) free() {
+	s.visited.free()
+	s.trail.free()
+	s.values.free()
 }
 
 // startState replays the From prefix, if any.

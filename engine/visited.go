@@ -9,7 +9,7 @@ type visited struct {
 }
 
 func newVisited(exact bool) *visited {
-	v := &visited{table: make([]uint64, 1<<16)}
+	v := &visited{table: offHeap[uint64](1 << 16)}
 	if exact {
 		v.exact = make(map[string]struct{})
 	}
@@ -68,7 +68,8 @@ func (v *visited) has(h uint64, key []byte) bool {
 
 func (v *visited) grow() {
 	old := v.table
-	v.table = make([]uint64, 2*len(old))
+	defer freeOffHeap(old)
+	v.table = offHeap[uint64](2 * len(old))
 	mask := uint64(len(v.table) - 1)
 	for _, h := range old {
 		if h == 0 {
@@ -80,6 +81,12 @@ func (v *visited) grow() {
 		}
 		v.table[i] = h
 	}
+}
+
+// free releases the table; the set must not be used afterwards.
+func (v *visited) free() {
+	freeOffHeap(v.table)
+	v.table = nil
 }
 
 // collisionBound is an upper bound on the probability that two of n distinct states had the same

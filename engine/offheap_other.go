@@ -1,0 +1,9 @@
+//go:build !unix
+
+package engine
+
+// Without mappings, the tables are ordinary slices (see offheap.go).
+
+func offHeap[T any](n int) []T { return make([]T, n) }
+
+func freeOffHeap[T any](s []T) {}
