@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/internal/dap"
+	"github.com/cmc-go/cmc/internal/views"
 )
 
 // The tables in docs/ written from Go stand between these lines; the first names the Go file to
@@ -46,6 +47,21 @@ func customRequestsDoc(old []byte) ([]byte, error) {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", e.Name, shape(f, e.Body, "`{}`"), cell(e.Doc))
 	}
 	out, err := replaceGenerated(old, "internal/dap/custom.go", b.String())
+	if f.err != nil {
+		return nil, f.err
+	}
+	return out, err
+}
+
+// viewsOpsDoc replaces docs/views.md's table of the requests the page makes.
+func viewsOpsDoc(old []byte) ([]byte, error) {
+	f := newTSFile(enum(views.ArrowKinds), enum(views.DiffKinds), enum(views.PushKinds), enum(views.Modes))
+	var b strings.Builder
+	b.WriteString("| op | arguments | result | what it answers |\n|---|---|---|---|\n")
+	for _, o := range views.Ops() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, shape(f, o.Args, "—"), shape(f, o.Result, "`{}`"), cell(o.Doc))
+	}
+	out, err := replaceGenerated(old, "internal/views/ops.go", b.String())
 	if f.err != nil {
 		return nil, f.err
 	}

@@ -8,7 +8,7 @@
 //   - from the custom DAP requests and events (dap.CustomMessages: the Go types they carry and
 //     a line on each): vscode-extension/src/protocol.gen.ts and docs/launch.md's tables of them;
 //   - from the requests the views server answers (views.Ops) and what it pushes:
-//     webview/src/types.gen.ts.
+//     webview/src/types.gen.ts and docs/views.md's table of ops.
 //
 // Run it with `go generate ./internal/gen` from the repository root; `make vet` fails when a
 // generated file differs from what is committed.
@@ -45,6 +45,7 @@ func main() {
 		}},
 		{"vscode-extension/src/protocol.gen.ts", func([]byte) ([]byte, error) { return protocolTypeScript() }},
 		{"webview/src/types.gen.ts", func([]byte) ([]byte, error) { return viewsTypeScript() }},
+		{"docs/views.md", viewsOpsDoc},
 	} {
 		path := filepath.Join(*root, f.path)
 		old, err := os.ReadFile(path)
