@@ -37,9 +37,10 @@ vet: tools
 	$(MAKE) generate-check
 
 # What internal/gen writes from Go must be committed as generated: package.json's launch schema,
-# docs/launch.md's table, and the TypeScript twins of Go types (every *.gen.ts: the launch
-# attributes, the custom DAP requests, the views' payloads).
-GENERATED := vscode-extension/package.json docs/launch.md '*.gen.ts'
+# the tables in docs/launch.md (launch attributes, custom requests) and docs/views.md (the page's
+# requests), and the TypeScript twins of Go types (every *.gen.ts: the launch attributes, the
+# custom DAP requests, the views' requests and payloads).
+GENERATED := vscode-extension/package.json docs/launch.md docs/views.md '*.gen.ts'
 generate-check:
 	$(GO) generate ./internal/gen
 	git diff --exit-code -- $(GENERATED)

@@ -41,39 +41,57 @@ type viewsBody struct {
 }
 
 var customCommands = map[string]customCommand{
-	"cmc/traces":         custom((*Session).cmcTraces),
-	"cmc/openTrace":      custom((*Session).cmcOpenTrace),
-	"cmc/gotoStep":       custom((*Session).cmcGotoStep),
-	"cmc/addBookmark":    custom((*Session).cmcAddBookmark),
-	"cmc/bookmarks":      custom((*Session).cmcBookmarks),
-	"cmc/removeBookmark": custom((*Session).cmcRemoveBookmark),
-	"cmc/renameBookmark": custom((*Session).cmcRenameBookmark),
-	"cmc/diff":           custom((*Session).cmcDiff),
-	"cmc/choices":        custom((*Session).cmcChoices),
-	"cmc/graph":          customLater((*Session).cmcGraph),
+	"cmc/traces": custom((*Session).cmcTraces,
+		"The traces in the database (`db` is its path), and the session's (`current`; 0: none yet)."),
+	"cmc/openTrace": custom((*Session).cmcOpenTrace,
+		"Switches the session to the stored trace `trace`; `step` is its last step. A stopped event follows: on the violation, or on the initial state of a trace without one."),
+	"cmc/gotoStep": custom((*Session).cmcGotoStep,
+		"Moves to step `step` (0: the initial state); a stopped event, reason `goto`, follows."),
+	"cmc/addBookmark": custom((*Session).cmcAddBookmark,
+		"Bookmarks the state shown now as `name`, with an optional `note`."),
+	"cmc/bookmarks": custom((*Session).cmcBookmarks,
+		"The bookmarks in the database."),
+	"cmc/removeBookmark": custom((*Session).cmcRemoveBookmark,
+		"Removes the bookmark `name`."),
+	"cmc/renameBookmark": custom((*Session).cmcRenameBookmark,
+		"Renames the bookmark `name` to `newName`."),
+	"cmc/diff": custom((*Session).cmcDiff,
+		"Step `step` (default: the one shown): who took it, what it changed, and its notes."),
+	"cmc/choices": custom((*Session).cmcChoices,
+		fmt.Sprintf("Every Choose call up to the current position, oldest first, for the editor's inline values; at most the latest %d (`truncated`), of `total`.", maxChoiceHints)),
+	"cmc/graph": customLater((*Session).cmcGraph,
+		fmt.Sprintf("The heap graph of step `step` (default: the one shown), a `canon.Graph`, when its JSON is under %d MiB; a larger graph is an error that points to the views.", maxGraphBytes>>20)),
+}
+
+// customEvents are the custom events, with what they carry.
+var customEvents = []CustomMessage{
+	{Name: "cmc/views", Body: reflect.TypeFor[viewsBody](),
+		Doc: "Where the views server (heap graph, sequence chart, diff) is: `url`, with its token."},
 }
 
 // A customCommand answers one custom request. Its handler takes the arguments as a Go type and
-// answers with one: `go generate` (internal/gen) writes the extension's TypeScript types from
-// the same two types (CustomMessages), so the two sides cannot drift apart.
+// answers with one: `go generate` (internal/gen) writes the extension's TypeScript types and
+// docs/launch.md's table of custom requests from the same two types and the doc (CustomMessages),
+// so the three cannot drift apart.
 type customCommand struct {
 	args, body reflect.Type
+	doc        string // one line for docs/launch.md
 	serve      func(s *Session, req *customRequest) (any, error)
 }
 
-func custom[A, B any](f func(s *Session, a A) (B, error)) customCommand {
-	return customWithRequest(func(s *Session, _ *customRequest, a A) (B, error) { return f(s, a) })
+func custom[A, B any](f func(s *Session, a A) (B, error), doc string) customCommand {
+	return customWithRequest(func(s *Session, _ *customRequest, a A) (B, error) { return f(s, a) }, doc)
 }
 
 // customLater is custom for a request that another goroutine answers, with later[B].send.
-func customLater[A, B any](f func(s *Session, req *customRequest, a A) (later[B], error)) customCommand {
-	c := customWithRequest(f)
+func customLater[A, B any](f func(s *Session, req *customRequest, a A) (later[B], error), doc string) customCommand {
+	c := customWithRequest(f, doc)
 	c.body = reflect.TypeFor[B]()
 	return c
 }
 
-func customWithRequest[A, B any](f func(s *Session, req *customRequest, a A) (B, error)) customCommand {
-	return customCommand{reflect.TypeFor[A](), reflect.TypeFor[B](), func(s *Session, req *customRequest) (any, error) {
+func customWithRequest[A, B any](f func(s *Session, req *customRequest, a A) (B, error), doc string) customCommand {
+	return customCommand{reflect.TypeFor[A](), reflect.TypeFor[B](), doc, func(s *Session, req *customRequest) (any, error) {
 		var a A
 		if len(req.Arguments) > 0 {
 			if err := json.Unmarshal(req.Arguments, &a); err != nil {
@@ -88,15 +106,16 @@ func customWithRequest[A, B any](f func(s *Session, req *customRequest, a A) (B,
 type CustomMessage struct {
 	Name       string
 	Args, Body reflect.Type // Args: nil for an event
+	Doc        string       // what it does, in a line
 }
 
 // CustomMessages lists the custom requests, by name, and the custom events, for `go generate`.
 func CustomMessages() (requests, events []CustomMessage) {
 	for name, c := range customCommands {
-		requests = append(requests, CustomMessage{name, c.args, c.body})
+		requests = append(requests, CustomMessage{name, c.args, c.body, c.doc})
 	}
 	slices.SortFunc(requests, func(a, b CustomMessage) int { return strings.Compare(a.Name, b.Name) })
-	return requests, []CustomMessage{{Name: "cmc/views", Body: reflect.TypeFor[viewsBody]()}}
+	return requests, customEvents
 }
 
 // newCodec is go-dap's codec with the custom requests and event registered.

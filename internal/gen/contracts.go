@@ -14,25 +14,26 @@ func header(from string) string {
 		"// Run `go generate ./internal/gen` after changing them.\n"
 }
 
-// viewsTypeScript is what the views server sends the page and takes from it.
+// viewsTypeScript is what the views server sends the page and takes from it: the requests by op
+// (views.Ops), their replies, and the pushes.
 func viewsTypeScript() ([]byte, error) {
 	f := newTSFile(enum(views.ArrowKinds), enum(views.DiffKinds), enum(views.PushKinds),
 		enum(views.Modes))
+	var b strings.Builder
+	b.WriteString("\n/** The requests the page makes, { id, op, ...args }, by op: the arguments and the result of each. */\n" +
+		"export interface Requests {\n")
+	for _, o := range views.Ops() {
+		fmt.Fprintf(&b, "  %s: { args: %s; result: %s };\n", tsString(o.Name), f.ref(o.Args), f.ref(o.Result))
+	}
+	b.WriteString("}\n")
 	for _, t := range []reflect.Type{
-		reflect.TypeFor[views.TraceInfo](),
-		reflect.TypeFor[views.TraceView](),
-		reflect.TypeFor[views.StepView](),
-		reflect.TypeFor[views.GraphOptions](),
-		reflect.TypeFor[views.HeapView](),
-		reflect.TypeFor[views.DiffFilter](),
-		reflect.TypeFor[views.DiffView](),
-		reflect.TypeFor[views.GotoResult](),
+		reflect.TypeFor[views.Reply](),
 		reflect.TypeFor[views.Push](),
 	} {
 		f.ref(t)
 	}
-	decls := f.interfaces()
-	return []byte(header("the Go types of internal/views") + decls), f.err
+	b.WriteString(f.interfaces())
+	return []byte(header("the Go types of internal/views (views.Ops and what they carry)") + b.String()), f.err
 }
 
 // protocolTypeScript is the custom DAP requests and events, with what they carry.

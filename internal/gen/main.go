@@ -5,10 +5,10 @@
 //     vscode-extension/package.json's debugger launch properties (the editor's schema),
 //     vscode-extension/src/launchAttrs.gen.ts (the TypeScript type and the table config.ts
 //     checks with) and docs/launch.md's attribute table, between its "generated" markers;
-//   - from the Go types of the custom DAP requests and events (dap.CustomMessages):
-//     vscode-extension/src/protocol.gen.ts;
-//   - from the Go types the views server sends and takes (internal/views):
-//     webview/src/types.gen.ts.
+//   - from the custom DAP requests and events (dap.CustomMessages: the Go types they carry and
+//     a line on each): vscode-extension/src/protocol.gen.ts and docs/launch.md's tables of them;
+//   - from the requests the views server answers (views.Ops) and what it pushes:
+//     webview/src/types.gen.ts and docs/views.md's table of ops.
 //
 // Run it with `go generate ./internal/gen` from the repository root; `make vet` fails when a
 // generated file differs from what is committed.
@@ -36,9 +36,16 @@ func main() {
 	}{
 		{"vscode-extension/package.json", packageJSON},
 		{"vscode-extension/src/launchAttrs.gen.ts", func([]byte) ([]byte, error) { return launchTypeScript(), nil }},
-		{"docs/launch.md", launchDoc},
+		{"docs/launch.md", func(old []byte) ([]byte, error) {
+			b, err := launchDoc(old)
+			if err != nil {
+				return nil, err
+			}
+			return customRequestsDoc(b)
+		}},
 		{"vscode-extension/src/protocol.gen.ts", func([]byte) ([]byte, error) { return protocolTypeScript() }},
 		{"webview/src/types.gen.ts", func([]byte) ([]byte, error) { return viewsTypeScript() }},
+		{"docs/views.md", viewsOpsDoc},
 	} {
 		path := filepath.Join(*root, f.path)
 		old, err := os.ReadFile(path)

@@ -112,27 +112,47 @@ func (f *tsFile) object(t reflect.Type) string {
 }
 
 // fields are t's fields as encoding/json marshals them, each as "name: type" or "name?: type".
+// An embedded struct without a JSON name has its fields inline, as encoding/json does; a name
+// that two fields would share is an error (Go's rules for which one wins are not written here).
 func (f *tsFile) fields(t reflect.Type) []string {
 	var out []string
+	seen := map[string]bool{}
+	f.addFields(t, &out, seen)
+	return out
+}
+
+func (f *tsFile) addFields(t reflect.Type, out *[]string, seen map[string]bool) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if !sf.IsExported() || name == "-" && opts == "" {
+		if name == "-" && opts == "" {
 			continue
 		}
-		if sf.Anonymous {
-			f.fail("%s.%s: embedded fields are not written yet", t, sf.Name)
+		if sf.Anonymous && name == "" {
+			et := sf.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				f.addFields(et, out, seen)
+				continue
+			}
+		}
+		if !sf.IsExported() {
 			continue
 		}
 		if name == "" {
 			name = sf.Name
 		}
+		if seen[name] {
+			f.fail("%s: two fields are named %q in JSON", t, name)
+		}
+		seen[name] = true
 		if strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
 			name += "?"
 		}
-		out = append(out, name+": "+f.ref(sf.Type))
+		*out = append(*out, name+": "+f.ref(sf.Type))
 	}
-	return out
 }
 
 // interfaces declares every named struct type reached so far, and those they reach.

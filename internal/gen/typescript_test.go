@@ -10,7 +10,12 @@ import (
 
 type color string
 
+type place struct {
+	Shelf int `json:"shelf"`
+}
+
 type paint struct {
+	place
 	Color  color             `json:"color"`
 	Shades []color           `json:"shades,omitempty"`
 	Mix    map[string]*paint `json:"mix,omitempty"`
@@ -30,6 +35,7 @@ func TestInterfaces(t *testing.T) {
 	want := `
 /** main.paint */
 export interface Paint {
+  shelf: number;
   color: 'red' | 'blue';
   shades?: ('red' | 'blue')[];
   mix?: Record<string, Paint>;
@@ -51,6 +57,21 @@ func TestUnlistedStringType(t *testing.T) {
 	f.ref(reflect.TypeFor[paint]())
 	f.interfaces()
 	if f.err == nil || !strings.Contains(f.err.Error(), "main.color is a string type of its own: list its values") {
+		t.Errorf("err = %v", f.err)
+	}
+}
+
+// Two fields with one JSON name (here through an embedded struct) would make a TypeScript
+// interface that is not what encoding/json writes: an error.
+func TestDuplicateField(t *testing.T) {
+	type shelved struct {
+		place
+		Shelf string `json:"shelf"`
+	}
+	f := newTSFile()
+	f.ref(reflect.TypeFor[shelved]())
+	f.interfaces()
+	if f.err == nil || !strings.Contains(f.err.Error(), `two fields are named "shelf"`) {
 		t.Errorf("err = %v", f.err)
 	}
 }

@@ -4,22 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/cmc-go/cmc/engine"
 )
 
-// A request is one message from the page; the reply carries its id.
+// A request is one message from the page: its id, its op, and the op's arguments beside them in
+// the same object ({"id":3,"op":"step","trace":7,"step":2}). The reply carries the id.
 type request struct {
-	ID    int64        `json:"id"`
-	Op    string       `json:"op"` // traces, trace, step, heap, diff, goto
-	Trace int64        `json:"trace,omitempty"`
-	Step  int          `json:"step,omitempty"`
-	Graph GraphOptions `json:"graph,omitzero"`
-	Diff  DiffFilter   `json:"diff,omitzero"`
+	ID int64  `json:"id"`
+	Op string `json:"op"`
 }
 
-type reply struct {
+// Reply answers one request: its result, or an error.
+type Reply struct {
 	ID     int64  `json:"id"`
 	Result any    `json:"result,omitempty"`
 	Error  string `json:"error,omitempty"`
@@ -57,23 +58,23 @@ type GotoResult struct {
 func (s *Server) handle(b []byte) (out []byte) {
 	var req request
 	if err := json.Unmarshal(b, &req); err != nil {
-		out, _ = json.Marshal(reply{Error: "bad request: " + err.Error()})
+		out, _ = json.Marshal(Reply{Error: "bad request: " + err.Error()})
 		return out
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("views request panicked", "layer", "views", "op", req.Op, "panic", r, "stack", string(debug.Stack()))
-			out, _ = json.Marshal(reply{ID: req.ID, Error: fmt.Sprintf("internal error: %v", r)})
+			out, _ = json.Marshal(Reply{ID: req.ID, Error: fmt.Sprintf("internal error: %v", r)})
 		}
 	}()
-	res, err := s.serve(&req)
-	rep := reply{ID: req.ID, Result: res}
+	res, err := s.serve(req.Op, b)
+	rep := Reply{ID: req.ID, Result: res}
 	if err != nil {
-		rep = reply{ID: req.ID, Error: err.Error()}
+		rep = Reply{ID: req.ID, Error: err.Error()}
 	}
 	out, err = encode(rep)
 	if err != nil {
-		out, _ = json.Marshal(reply{ID: req.ID, Error: "encode reply: " + err.Error()})
+		out, _ = json.Marshal(Reply{ID: req.ID, Error: "encode reply: " + err.Error()})
 	}
 	return out
 }
@@ -90,61 +91,76 @@ func encode(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-func (s *Server) serve(req *request) (any, error) {
-	switch req.Op {
-	case "traces":
-		ts, err := s.src.Traces()
-		if ts == nil {
-			ts = []TraceInfo{}
-		}
-		return ts, err
-	case "trace":
-		e, err := s.trace(req.Trace)
-		if err != nil {
-			return nil, err
-		}
-		t := e.t
-		return TraceView{ID: req.Trace, Model: t.Model, Params: t.Params, Steps: len(t.Steps), Violation: t.Violation, Chart: e.chart}, nil
-	case "step":
-		e, err := s.traceStep(req.Trace, req.Step)
-		if err != nil {
-			return nil, err
-		}
-		v := StepView{Step: req.Step, Steps: len(e.t.Steps), Choices: []engine.Choice{}, Notes: []engine.Note{}}
-		if req.Step > 0 {
-			st := e.t.Steps[req.Step-1]
-			v.Proc, v.Event, v.Site = st.Proc, st.Event, st.Site
-			v.Choices = append(v.Choices, st.Choices...)
-			v.Notes = append(v.Notes, st.Notes...)
-		}
-		return v, nil
-	case "heap":
-		g, err := s.graph(req.Trace, req.Step)
-		if err != nil {
-			return nil, err
-		}
-		v := Heap(g.g, req.Graph)
-		if g.note != "" {
-			v.Note = joinNotes(g.note, v.Note)
-		}
-		return v, nil
-	case "diff":
-		rows, err := s.diffRows(req.Trace, req.Step)
-		if err != nil {
-			return nil, err
-		}
-		return FilterDiff(rows, req.Diff), nil
-	case "goto":
-		if _, err := s.traceStep(req.Trace, req.Step); err != nil {
-			return nil, err
-		}
-		if f := s.OnGoto; f != nil {
-			f(req.Trace, req.Step)
-			return GotoResult{Navigate: false}, nil
-		}
-		return GotoResult{Navigate: true}, nil
+// serve answers op, its arguments decoded from the whole request b.
+func (s *Server) serve(op string, b []byte) (any, error) {
+	o, ok := ops[op]
+	if !ok {
+		return nil, fmt.Errorf("unknown op %q: want one of %s", op, strings.Join(slices.Sorted(maps.Keys(ops)), ", "))
 	}
-	return nil, fmt.Errorf("unknown op %q", req.Op)
+	return o.serve(s, b)
+}
+
+func (s *Server) opTraces(struct{}) ([]TraceInfo, error) {
+	ts, err := s.src.Traces()
+	if ts == nil {
+		ts = []TraceInfo{}
+	}
+	return ts, err
+}
+
+func (s *Server) opTrace(a traceArgs) (TraceView, error) {
+	e, err := s.trace(a.Trace)
+	if err != nil {
+		return TraceView{}, err
+	}
+	t := e.t
+	return TraceView{ID: a.Trace, Model: t.Model, Params: t.Params, Steps: len(t.Steps), Violation: t.Violation, Chart: e.chart}, nil
+}
+
+func (s *Server) opStep(a stepArgs) (StepView, error) {
+	e, err := s.traceStep(a.Trace, a.Step)
+	if err != nil {
+		return StepView{}, err
+	}
+	v := StepView{Step: a.Step, Steps: len(e.t.Steps), Choices: []engine.Choice{}, Notes: []engine.Note{}}
+	if a.Step > 0 {
+		st := e.t.Steps[a.Step-1]
+		v.Proc, v.Event, v.Site = st.Proc, st.Event, st.Site
+		v.Choices = append(v.Choices, st.Choices...)
+		v.Notes = append(v.Notes, st.Notes...)
+	}
+	return v, nil
+}
+
+func (s *Server) opHeap(a heapArgs) (HeapView, error) {
+	g, err := s.graph(a.Trace, a.Step)
+	if err != nil {
+		return HeapView{}, err
+	}
+	v := Heap(g.g, a.Graph)
+	if g.note != "" {
+		v.Note = joinNotes(g.note, v.Note)
+	}
+	return v, nil
+}
+
+func (s *Server) opDiff(a diffArgs) (DiffView, error) {
+	rows, err := s.diffRows(a.Trace, a.Step)
+	if err != nil {
+		return DiffView{}, err
+	}
+	return FilterDiff(rows, a.Diff), nil
+}
+
+func (s *Server) opGoto(a stepArgs) (GotoResult, error) {
+	if _, err := s.traceStep(a.Trace, a.Step); err != nil {
+		return GotoResult{}, err
+	}
+	if f := s.OnGoto; f != nil {
+		f(a.Trace, a.Step)
+		return GotoResult{Navigate: false}, nil
+	}
+	return GotoResult{Navigate: true}, nil
 }
 
 func joinNotes(a, b string) string {

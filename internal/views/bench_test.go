@@ -44,7 +44,7 @@ func BenchmarkHeapAll(b *testing.B) {
 	b.ReportMetric(float64(len(g.Objects)), "objects")
 	for b.Loop() {
 		v := Heap(g, GraphOptions{MaxDepth: -1, MaxNodes: -1})
-		if _, err := encode(reply{Result: v}); err != nil {
+		if _, err := encode(Reply{Result: v}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func BenchmarkHeapDefault(b *testing.B) {
 	g := bigGraph()
 	for b.Loop() {
 		v := Heap(g, GraphOptions{})
-		if _, err := encode(reply{Result: v}); err != nil {
+		if _, err := encode(Reply{Result: v}); err != nil {
 			b.Fatal(err)
 		}
 	}

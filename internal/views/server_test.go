@@ -201,7 +201,7 @@ func TestWebsocketRequests(t *testing.T) {
 	}
 	// Errors are replies too, and the connection goes on.
 	ws.WriteJSON(map[string]any{"id": 8, "op": "step", "trace": 7, "step": 9})
-	var m reply
+	var m Reply
 	for m.ID != 8 {
 		if err := ws.ReadJSON(&m); err != nil {
 			t.Fatal(err)

@@ -115,7 +115,7 @@ export class ViewsPanel implements vscode.Disposable {
     const msg = m as { type?: string; step?: unknown };
     const c = this.sessions.active();
     if (msg?.type === 'cmc/gotoStep' && typeof msg.step === 'number' && c) {
-      void Promise.resolve(c.session.customRequest('cmc/gotoStep', { step: msg.step })).catch((e: Error) => vscode.window.showErrorMessage(`cmc: ${e.message}`));
+      void c.request('cmc/gotoStep', { step: msg.step }).catch((e: Error) => vscode.window.showErrorMessage(`cmc: ${e.message}`));
     } else if (msg?.type === 'cmc/ready' && c?.views) {
       // The bundle (webview/src/main.ts) takes cmc/config with the server's page URL and token,
       // and reconnects only when the websocket it derives from them differs.

@@ -11,7 +11,7 @@ import { HeapPanel, viz } from "./heap";
 import { traceList } from "./list";
 import { go, parse, type Place } from "./route";
 import { Rpc } from "./rpc";
-import type { DiffView, GotoResult, HeapView, Push, StepView, TraceInfo, TraceView } from "./types.gen";
+import type { Push, StepView, TraceView } from "./types.gen";
 
 declare global {
   interface Window {
@@ -162,7 +162,7 @@ class App {
     this.drawHeader();
     this.main.replaceChildren(h("p", { class: "loading" }, "loading traces…"));
     try {
-      const ts = await this.rpc.call<TraceInfo[]>({ op: "traces" });
+      const ts = await this.rpc.call("traces", {});
       this.main.replaceChildren(traceList(ts, (id, step) => this.navigate({ trace: id, step })));
     } catch (e) {
       this.main.replaceChildren(h("p", { class: "error" }, String(e)));
@@ -174,7 +174,7 @@ class App {
     if (!this.place || !this.trace || step < 0 || step > this.trace.steps) return;
     const place = { trace: this.place.trace, step };
     try {
-      const r = await this.rpc.call<GotoResult>({ op: "goto", ...place });
+      const r = await this.rpc.call("goto", place);
       // Without a debugger behind the server: in VS Code ask the panel's, else move here.
       if (r.navigate && vscode) vscode.postMessage({ type: "cmc/gotoStep", step });
       else if (r.navigate) this.navigate(place);
@@ -199,7 +199,7 @@ class App {
       this.heap.reset();
       this.main.replaceChildren(this.chartBox, this.heapBox, this.diffBox);
       try {
-        const tv = await this.rpc.call<TraceView>({ op: "trace", trace: p.trace });
+        const tv = await this.rpc.call("trace", { trace: p.trace });
         if (gen !== this.gen) return;
         this.trace = tv;
         this.chart.draw(tv.chart);
@@ -211,7 +211,7 @@ class App {
     }
     this.chart.mark(p.step);
     this.drawHeader();
-    const step = this.rpc.call<StepView>({ op: "step", ...p }).then((v) => gen === this.gen && this.drawStep(v), () => {});
+    const step = this.rpc.call("step", p).then((v) => gen === this.gen && this.drawStep(v), () => {});
     await Promise.all([this.refreshHeap(gen, t0, sent), this.refreshDiff(gen), step]);
     if (gen === this.gen) {
       this.rendered = true;
@@ -230,7 +230,7 @@ class App {
       await new Promise((r) => setTimeout(r, 30)); // let waiting input through first
       if (gen !== this.gen) return;
       try {
-        const v = await this.rpc.call<HeapView>({ op: "heap", trace: p.trace, step, graph: this.heap.opts });
+        const v = await this.rpc.call("heap", { trace: p.trace, step, graph: this.heap.opts });
         if (gen !== this.gen) return;
         await this.heap.prepare(v);
       } catch {
@@ -249,7 +249,7 @@ class App {
     if (!p) return;
     const seq = ++this.heapSeq;
     try {
-      const v = await this.rpc.call<HeapView>({ op: "heap", ...p, graph: this.heap.opts });
+      const v = await this.rpc.call("heap", { ...p, graph: this.heap.opts });
       if (gen !== this.gen || seq !== this.heapSeq) return;
       const t1 = performance.now();
       await this.heap.render(v);
@@ -268,7 +268,7 @@ class App {
     if (!p) return;
     const seq = ++this.diffSeq;
     try {
-      const v = await this.rpc.call<DiffView>({ op: "diff", ...p, diff: this.diff.filter });
+      const v = await this.rpc.call("diff", { ...p, diff: this.diff.filter });
       if (gen === this.gen && seq === this.diffSeq) this.diff.render(v);
     } catch (e) {
       if (gen === this.gen && seq === this.diffSeq) this.diff.error(String(e));

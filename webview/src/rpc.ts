@@ -1,7 +1,9 @@
 // The websocket to the Go server: requests with ids and their replies, and pushes (hello, show).
-// It reconnects with back-off when the connection drops; calls made meanwhile wait for it.
+// It reconnects with back-off when the connection drops; calls made meanwhile wait for it. What
+// each op takes and answers is generated from the Go server's table (views.Ops, types.gen.ts):
+// a misspelt op or argument fails the type check, and the server still checks every request.
 
-import type { Push } from "./types.gen";
+import type { Push, Reply, Requests } from "./types.gen";
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -53,32 +55,32 @@ export class Rpc {
   }
 
   private receive(text: string) {
-    let m: { id?: number; push?: string; result?: unknown; error?: string };
+    let m: Reply | Push;
     try {
       m = JSON.parse(text);
     } catch {
       return;
     }
-    if (m.push) {
-      this.onPush(m as Push);
+    if ("push" in m) {
+      this.onPush(m);
       return;
     }
-    const p = m.id === undefined ? undefined : this.pending.get(m.id);
+    const p = this.pending.get(m.id);
     if (!p) return;
-    this.pending.delete(m.id!);
+    this.pending.delete(m.id);
     if (m.error) p.reject(new Error(m.error));
     else p.resolve(m.result);
   }
 
-  async call<T>(req: Record<string, unknown>): Promise<T> {
+  async call<Op extends keyof Requests>(op: Op, args: Requests[Op]["args"]): Promise<Requests[Op]["result"]> {
     while (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
       await new Promise<void>((r) => this.waiting.push(r));
     }
     const id = this.nextId++;
     const ws = this.ws;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      ws.send(JSON.stringify({ ...req, id }));
+      ws.send(JSON.stringify({ ...args, op, id }));
     });
   }
 }
