@@ -2,11 +2,13 @@ package canon
 
 import (
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // How a graph names the elements of a slice, and so what their leaves' paths, and the diffs by
@@ -20,7 +22,8 @@ import (
 //   - any other slice (and an array) names elements by position: q[0].
 //
 // Two elements that would get one name (equal keys, or set elements whose values print alike)
-// are told apart by a count, [Dest=D#2], in the order the graph shows them.
+// are told apart by a count, [Dest=D#2], in the order the graph shows them. A name longer than
+// maxName is cut, with a hash of the whole.
 
 // keyCache holds each struct type's key rules, per field, under the rules in force (fieldKeys).
 var keyCache sync.Map // reflect.Type -> [][]string
@@ -135,6 +138,7 @@ func (g *graphBuilder) elementNames(s reflect.Value, order []int, key []string, 
 	}
 	seen := make(map[string]int, len(out))
 	for i, name := range out {
+		name = shorten(name)
 		seen[name]++
 		if n := seen[name]; n > 1 {
 			name += "#" + strconv.Itoa(n)
@@ -142,6 +146,24 @@ func (g *graphBuilder) elementNames(s reflect.Value, order []int, key []string, 
 		out[i] = bracket(name)
 	}
 	return out
+}
+
+// maxName bounds an element's name: every leaf below the element carries it in its path, and a
+// name longer than a line is read by its start anyway. A longer one keeps its start and a hash of
+// the whole, so distinct elements still get distinct names.
+const maxName = 120
+
+func shorten(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	cut := maxName - 20
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%s…%08x", name[:cut], h.Sum32())
 }
 
 // follow walks field indexes from v, through pointers; a nil pointer on the way ends the walk.

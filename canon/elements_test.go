@@ -5,6 +5,7 @@ package canon_test
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -238,5 +239,24 @@ func TestKeyRuleMistakes(t *testing.T) {
 	// A bad key names nothing: the elements keep their positions.
 	if l := leavesWith(t, bad, &node{Routes: []Entry{{"C", 1}}}); !hasPath(l, "n.Routes[0]") {
 		t.Errorf("leaves %v", l)
+	}
+}
+
+type bigSet struct {
+	S []string `cmc:"set"`
+}
+
+// A long value is cut in its name, with a hash that keeps distinct elements apart.
+func TestLongElementNames(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	s := &bigSet{S: []string{long + "a", long + "b"}}
+	leaves := canon.NewGraph([]canon.Root{{Name: "s", V: reflect.ValueOf(s)}}).Leaves()
+	if len(leaves) != 2 || leaves[0].Path == leaves[1].Path {
+		t.Fatalf("leaves %v", leaves)
+	}
+	for _, l := range leaves {
+		if len(l.Path) > 150 || len(canon.Path(l.Path).Segments()) != 3 {
+			t.Errorf("path %q (%d bytes)", l.Path, len(l.Path))
+		}
 	}
 }
