@@ -13,6 +13,7 @@ import (
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/views"
 	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -49,9 +50,11 @@ func step(proc, event string, values ...int) engine.Step {
 // TestLoopDiff pins what the views' diff panel shows at step 13 of the shortest loop, where B
 // takes A's reply and learns its route to D through A: the reply leaves the air and B's table
 // gains two routes. Before set elements were named by value and route entries by destination
-// (issue #18), the panel said "46 changed of 178": the packets after the delivered one, and B's
-// entries, "changed" by position, and the route that closes the loop came last. The golden file
-// is the panel with unchanged rows hidden. Run with -update to rewrite it.
+// (issue #18), the panel said "46 changed of 178": the packets after the delivered one "changed"
+// into one another by position (net.Pending[1].Msg.Type RERR -> RREP) and the last slot was
+// removed: 29 rows about the air for one packet taken, around B's new routes. The golden file
+// is the panel with unchanged rows hidden; trace show must list the same 30 changes. Run with
+// -update to rewrite it.
 //
 // Every stored state is checked too: folding the trace's changes, by path, gives the state the
 // model has, so the debugger (which shows states from the changes) shows the right one.
@@ -91,6 +94,23 @@ func TestLoopDiff(t *testing.T) {
 			golden = panel(state, st)
 		}
 	}
+	// trace show (tracefmt) prints the same changes, one line each.
+	var text strings.Builder
+	if err := tracefmt.Write(&text, tr); err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(text.String(), "\n13  B  receive")
+	block, _, _ = strings.Cut(block, "\n14  ")
+	rows := 0
+	for _, line := range strings.Split(block, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "~ ") || strings.HasPrefix(l, "+ ") || strings.HasPrefix(l, "- ") {
+			rows++
+		}
+	}
+	if rows != len(tr.Steps[12].Changes) || rows != 30 {
+		t.Errorf("trace show lists %d changes at step 13, want 30:%s", rows, block)
+	}
+
 	file := filepath.Join("testdata", "loop-step13.txt")
 	if *update {
 		if err := os.WriteFile(file, []byte(golden), 0o644); err != nil {
