@@ -194,7 +194,8 @@ func (m *Model) Unordered(typ, field string) {
 // data breakpoints then follow an element wherever it moves in the slice, and show an element
 // that came or went as added or removed, not every later one as changed. It changes how states
 // are shown, never what they are. A set (cmc:"set", Unordered) without a key is named by its
-// elements' values. typ is named as for Omit, and a rule that matches nothing fails the check.
+// elements' values. typ is named as for Omit; a rule that matches nothing, or a key that is not a
+// field of the elements, fails the check.
 func (m *Model) Key(typ, field string, key ...string) {
 	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Key: key})
 }
