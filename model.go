@@ -188,6 +188,18 @@ func (m *Model) Unordered(typ, field string) {
 	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Tag: "set"})
 }
 
+// Key names the elements of slice field of type typ by the given fields of each element (a path
+// such as Msg.ID reaches into a nested struct), as a map names its entries by key: a route table
+// sorted by destination reads B.routes[Dest=D], not B.routes[1]. Diffs, the Changes scope and
+// data breakpoints then follow an element wherever it moves in the slice, and show an element
+// that came or went as added or removed, not every later one as changed. It changes how states
+// are shown, never what they are. A set (cmc:"set", Unordered) without a key is named by its
+// elements' values. typ is named as for Omit; a rule that matches nothing, or a key that is not a
+// field of the elements, fails the check.
+func (m *Model) Key(typ, field string, key ...string) {
+	m.rules = append(m.rules, canon.Rule{Type: typ, Field: field, Key: key})
+}
+
 // TypeName is the name of type T in rules (Model.Omit): its package path and name.
 func TypeName[T any]() string { return canon.TypeName(reflect.TypeFor[T]()) }
 

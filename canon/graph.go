@@ -50,7 +50,7 @@ type Root struct {
 
 // NewGraph builds the graph of the state reachable from roots, in order.
 func NewGraph(roots []Root) *Graph {
-	g := &graphBuilder{seen: map[uintptr]int{}, sets: map[int]bool{}}
+	g := &graphBuilder{seen: map[uintptr]int{}, sets: map[int]bool{}, keys: map[int][]string{}}
 	for _, r := range roots {
 		g.object(r.V, r.Name, r.Name)
 	}
@@ -66,8 +66,9 @@ type graphBuilder struct {
 	objects []Object
 	queue   []reflect.Value
 	seen    map[uintptr]int
-	sets    map[int]bool // slices tagged cmc:"set", shown in canonical order
-	enc     Encoder      // to order map keys and set elements canonically
+	sets    map[int]bool     // slices tagged cmc:"set", shown in canonical order
+	keys    map[int][]string // slices with a key rule, their elements named by key (elements.go)
+	enc     Encoder          // to order map keys and set elements canonically
 }
 
 // object returns the id of the object at v (pointer, map or slice), adding it on first sight.
@@ -118,9 +119,10 @@ func (g *graphBuilder) fields(v reflect.Value, id int, path string) []Value {
 			}
 			slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
 		}
+		names := g.elementNames(v, order, g.keys[id], g.sets[id])
 		out := make([]Value, v.Len())
 		for i, j := range order {
-			out[i] = g.value(indexSeg(i), v.Index(j), path+indexSeg(i))
+			out[i] = g.value(names[i], v.Index(j), path+names[i])
 		}
 		return out
 	}
@@ -141,6 +143,7 @@ func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
 	t := v.Type()
 	var out []Value
 	tags := fieldTags(t)
+	keys := fieldKeys(t)
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if tags[i] == "-" {
@@ -149,6 +152,9 @@ func (g *graphBuilder) structFields(v reflect.Value, path string) []Value {
 		val := g.value(sf.Name, v.Field(i), path+"."+sf.Name)
 		if tags[i] == "set" && val.Ref != 0 {
 			g.sets[val.Ref] = true
+		}
+		if keys != nil && keys[i] != nil && val.Ref != 0 {
+			g.keys[val.Ref] = keys[i]
 		}
 		out = append(out, val)
 	}

@@ -110,8 +110,8 @@ func TestLeaves(t *testing.T) {
 		{`B.queue[0].From`, `"B"`},
 		{`B.queue[0].To`, `"C"`},
 		{`B.queue[0].Hops`, `0`},
-		{`B.seen[0]`, `"a"`},
-		{`B.seen[1]`, `"x"`},
+		{`B.seen["a"]`, `"a"`}, // a set's elements are named by value (elements.go)
+		{`B.seen["x"]`, `"x"`},
 	}
 	if diff := cmp.Diff(leafMap(want), leafMap(got)); diff != "" {
 		t.Errorf("leaves (-want +got):\n%s", diff)

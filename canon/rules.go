@@ -4,23 +4,31 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
 // Rules do for types that cannot carry tags (a library's) what the cmc tags do: leave a field
 // out of the state (cmc:"-") or treat a slice field as a multiset (cmc:"set"). A model declares
-// them, and they hold while that model's transitions run (SetRules).
+// them, and they hold while that model's transitions run (SetRules). A key rule names the
+// elements of a slice field by fields of each element instead of by position (graph.go): it
+// changes how states are shown and diffed, never what they are.
 
 // A Rule names a struct field by its type's stable name (TypeName) and the field's name.
 type Rule struct {
 	Type  string // e.g. go.etcd.io/raft/v3.raft
 	Field string
-	Tag   string // "-" or "set"
+	Tag   string   // "-" or "set"; "" for a key rule
+	Key   []string // a key rule's element fields (Dest, Msg.ID), for a slice field
 }
 
 func (r Rule) String() string {
 	what := "omit"
-	if r.Tag == "set" {
+	switch {
+	case len(r.Key) > 0:
+		return "key " + r.Type + "." + r.Field + " by " + strings.Join(r.Key, ",")
+	case r.Tag == "set":
 		what = "set"
 	}
 	return what + " " + r.Type + "." + r.Field
@@ -28,8 +36,10 @@ func (r Rule) String() string {
 
 var (
 	rulesMu sync.Mutex
-	rules   = map[[2]string]string{} // {type, field} -> tag
-	applied = map[[2]string]bool{}   // rules a plan has used
+	rules   = map[[2]string]string{}   // {type, field} -> tag
+	keys    = map[[2]string][]string{} // {type, field} -> the key rule's element fields
+	badKeys = map[[2]string]string{}   // key rules that cannot name their field's elements, and why
+	applied = map[[2]string]bool{}     // rules a plan has used
 )
 
 // TypeName is the stable name a type has in rules and in interfaces: its package path and name.
@@ -41,11 +51,22 @@ func TypeName(t reflect.Type) string { return typeName(t) }
 // machine sets its model's rules when it takes its turn.
 func SetRules(rs []Rule) error {
 	next := map[[2]string]string{}
+	nextKeys := map[[2]string][]string{}
 	for _, r := range rs {
+		k := [2]string{r.Type, r.Field}
+		if len(r.Key) > 0 || r.Tag == "" {
+			if err := checkKey(r); err != nil {
+				return err
+			}
+			if old, ok := nextKeys[k]; ok && !slices.Equal(old, r.Key) {
+				return fmt.Errorf("rule %s contradicts another key rule for the same field", r)
+			}
+			nextKeys[k] = r.Key
+			continue
+		}
 		if r.Tag != "-" && r.Tag != "set" {
 			return fmt.Errorf("rule for %s.%s: tag %q; use \"-\" or \"set\"", r.Type, r.Field, r.Tag)
 		}
-		k := [2]string{r.Type, r.Field}
 		if old, ok := next[k]; ok && old != r.Tag {
 			return fmt.Errorf("rule %s contradicts another rule for the same field", r)
 		}
@@ -53,10 +74,12 @@ func SetRules(rs []Rule) error {
 	}
 	rulesMu.Lock()
 	defer rulesMu.Unlock()
-	if maps.Equal(next, rules) {
+	if maps.Equal(next, rules) && maps.EqualFunc(nextKeys, keys, slices.Equal) {
 		return nil
 	}
-	rules, applied = next, map[[2]string]bool{}
+	// Keys change no plan, but plans are where rules are found to match (ruleTag): start again.
+	rules, keys, badKeys, applied = next, nextKeys, map[[2]string]string{}, map[[2]string]bool{}
+	keyCache.Clear()
 	buildMu.Lock()
 	plans.Clear()
 	planGen.Add(1)
@@ -89,8 +112,12 @@ func Unmatched(rs []Rule) []string {
 	defer rulesMu.Unlock()
 	var out []string
 	for _, r := range rs {
-		if !applied[[2]string{r.Type, r.Field}] {
+		k := [2]string{r.Type, r.Field}
+		switch {
+		case !applied[k]:
 			out = append(out, fmt.Sprintf("rule %s matched nothing: no captured value has type %s with a field %s (the type is named by its package path and name, as canon.TypeName says)", r, r.Type, r.Field))
+		case len(r.Key) > 0 && badKeys[k] != "":
+			out = append(out, fmt.Sprintf("rule %s: %s", r, badKeys[k]))
 		}
 	}
 	return out
@@ -104,6 +131,14 @@ func ruleTag(t reflect.Type, f reflect.StructField) string {
 	rulesMu.Lock()
 	defer rulesMu.Unlock()
 	k := [2]string{typeName(t), f.Name}
+	if key, ok := keys[k]; ok {
+		// Every field a plan is built for comes here, so a key rule is checked against the
+		// field's type even when no trace is ever recorded.
+		applied[k] = true
+		if _, err := keyFields(f.Type, key); err != nil {
+			badKeys[k] = err.Error()
+		}
+	}
 	if tag, ok := rules[k]; ok {
 		applied[k] = true
 		return tag

@@ -43,7 +43,7 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 		fmt.Fprintf(w, "hash compaction: the probability that a collision hid a state is at most %.1e\n", res.CollisionProbability)
 	}
 	if len(res.Rules) > 0 {
-		fmt.Fprintf(w, "rules for types without tags: %s\n", strings.Join(res.Rules, "; "))
+		fmt.Fprintf(w, "rules by type and field: %s\n", strings.Join(res.Rules, "; "))
 	}
 	if res.SelfChecked > 0 {
 		fmt.Fprintf(w, "self-check: %s transitions compared with their restored copies\n", Thousands(res.SelfChecked))

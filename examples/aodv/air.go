@@ -2,6 +2,7 @@ package aodv
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/cmc-go/cmc"
@@ -25,6 +26,15 @@ type Packet struct {
 }
 
 func (p *Packet) broadcast() bool { return p.To == Everyone }
+
+// String is how the debugger names a packet in the air (a set's elements are named by value):
+// A->B RREP{…}, or A->* [B C] RREQ{…} for a broadcast and who may still hear it.
+func (p Packet) String() string {
+	if p.broadcast() {
+		return fmt.Sprintf("%s->* %v %s", p.From, p.Hear, p.Msg)
+	}
+	return fmt.Sprintf("%s->%s %s", p.From, p.To, p.Msg)
+}
 
 // hears reports whether node n may receive p next.
 func (p *Packet) hears(n NodeID) bool {

@@ -150,6 +150,10 @@ func NewModel(name string, cfg ModelConfig) *cmc.Model {
 	}
 	s.properties(m)
 	m.Constraint("bounds", s.withinBounds)
+	// A router's tables are sorted and hold one entry per key: name entries by key, so a new
+	// route to A shows as one route added, not the route to D changing into it.
+	m.Key(cmc.TypeName[Router](), "routes", "Dest")
+	m.Key(cmc.TypeName[Router](), "seen", "Orig", "ID")
 	return m
 }
 

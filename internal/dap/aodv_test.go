@@ -24,7 +24,7 @@ import (
 // process: 20 steps of four routers A to D, ending in "routing loop towards D: A -> C -> A" at A's
 // step 20. (Breadth-first search finds the 16-step loop docs/aodv.md explains, in half a minute.)
 //
-//	#3 A: receive RREQ from B     A learns its first route (A.routes[0], to B)
+//	#3 A: receive RREQ from B     A learns its first route (A.routes[Dest=B])
 //	#12 B.link to C fails         B's routes via C break
 //	#17 A: receive RERR from B    the stale RERR that turns A's clock for D back
 //	#20 A: receive RREP from C    A routes to D via C, and C via A: the loop
@@ -140,13 +140,13 @@ func TestConditionStopsOnlyWhenTrue(t *testing.T) {
 	// 1 >> setBreakpoints on the receive handler, if A's first route's hops exceed "x": that
 	// fails (a number and a string) from step 3, where A has a route. << breakpoint, output once;
 	// << stopped exception at the end, not at step 3.
-	c.SetBreakpointsWith(at.File, []map[string]any{{"line": at.Line, "condition": `A.routes[0].Hops > "x"`}})
+	c.SetBreakpointsWith(at.File, []map[string]any{{"line": at.Line, "condition": `A.routes["Dest=B"].Hops > "x"`}})
 	bp := daptest.Expect[*dap.SetBreakpointsResponse](t, c).Body.Breakpoints[0]
 	if !bp.Verified {
 		t.Fatalf("breakpoint %+v", bp)
 	}
 	cont(t, c, "exception")
-	failed := `breakpoint at model.go:` + fmt.Sprint(at.Line) + `: condition A.routes[0].Hops > "x" failed at step 3: `
+	failed := `breakpoint at model.go:` + fmt.Sprint(at.Line) + `: condition A.routes["Dest=B"].Hops > "x" failed at step 3: `
 	if out := c.Output(); strings.Count(out, "failed at step") != 1 || !strings.Contains(out, failed) {
 		t.Fatalf("output %q, want once %q", out, failed)
 	}
@@ -164,19 +164,19 @@ func TestConditionStopsOnlyWhenTrue(t *testing.T) {
 	c.SetBreakpointsWith(at.File, nil)
 	daptest.Expect[*dap.SetBreakpointsResponse](t, c)
 
-	// 3 B's second route via C: false, not an error, while B has fewer than two routes
+	// 3 B's route to C via C: false, not an error, while B has no route to C
 	gotoStep(t, c, 0)
-	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `B.routes[1].NextHop == "C"`})
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `B.routes["Dest=C"].NextHop == "C"`})
 	daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c)
 	cont(t, c, "function breakpoint")
-	if got := evaluate(t, c, `B.routes[1].NextHop`, "watch"); got != `"C"` {
-		t.Errorf("stopped where B.routes[1].NextHop is %s", got)
+	if got := evaluate(t, c, `B.routes["Dest=C"].NextHop`, "watch"); got != `"C"` {
+		t.Errorf("stopped where B.routes[\"Dest=C\"].NextHop is %s", got)
 	}
 	if out := c.Output(); strings.Count(out, "failed at step") != 1 {
-		t.Fatalf("a short routes slice failed a condition: %q", out)
+		t.Fatalf("a missing route failed a condition: %q", out)
 	}
 	// 4 len(nil) is 0, as in Go: B.broken is nil all along; a nil condition is false
-	if got := evaluate(t, c, `len(B.broken) == 0 && len(B.routes[7]?.Precursors) == 0`, "repl"); got != "true" {
+	if got := evaluate(t, c, `len(B.broken) == 0 && len(B.routes["Dest=Z"]?.Precursors) == 0`, "repl"); got != "true" {
 		t.Errorf("len(nil): %s", got)
 	}
 	// 5 a condition that is a number fails once, where it is first evaluated (step 3)
@@ -234,16 +234,16 @@ func TestStopsSayWhy(t *testing.T) {
 		t.Fatalf("goto 0 %+v", e.Body)
 	}
 
-	// 5 a data breakpoint on B's second route: << stopped data breakpoint, "B.routes[1] changed"
-	changed := firstChange(tr, "B.routes[1]")
-	c.DataBreakpointInfoRequest(0, "B.routes[1]")
-	if id := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId; id != "B.routes[1]" {
+	// 5 a data breakpoint on B's route to C: << stopped data breakpoint, "B.routes[Dest=C] changed"
+	changed := firstChange(tr, "B.routes[Dest=C]")
+	c.DataBreakpointInfoRequest(0, `B.routes["Dest=C"]`)
+	if id := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId; id != "B.routes[Dest=C]" {
 		t.Fatalf("dataId %v", id)
 	}
-	c.SetDataBreakpointsRequest("B.routes[1]")
+	c.SetDataBreakpointsRequest("B.routes[Dest=C]")
 	data := daptest.Expect[*dap.SetDataBreakpointsResponse](t, c).Body.Breakpoints[0].Id
 	e := cont(t, c, "data breakpoint")
-	if e.Body.Description != "Paused on data breakpoint: B.routes[1] changed" || fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{data}) {
+	if e.Body.Description != "Paused on data breakpoint: B.routes[Dest=C] changed" || fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{data}) {
 		t.Fatalf("data breakpoint %+v", e.Body)
 	}
 	if got := topStep(t, c, e.Body.ThreadId); got != fmt.Sprintf("#%d", changed) {
@@ -256,7 +256,7 @@ func TestStopsSayWhy(t *testing.T) {
 	c.SetFunctionBreakpointsRequest(map[string]any{"name": name})
 	fn := daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c).Body.Breakpoints[0].Id
 	e = cont(t, c, "data breakpoint")
-	if want := "Paused on data breakpoint: B.routes[1] changed; function breakpoint: " + name; e.Body.Description != want ||
+	if want := "Paused on data breakpoint: B.routes[Dest=C] changed; function breakpoint: " + name; e.Body.Description != want ||
 		fmt.Sprint(e.Body.HitBreakpointIds) != fmt.Sprint([]int{data, fn}) {
 		t.Fatalf("stopped %+v, want %q and hits [%d %d]", e.Body, want, data, fn)
 	}
@@ -294,17 +294,17 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 	//	pk, ok := s.Air.Receive(id, s.mayFault())
 	//	err := r.Receive(pk.From, pk.Msg)
 	for _, word := range []string{"r", "pk", "ok", "err", "id", "s", "pk.Msg", "s.Air", "pk.From",
-		"r.Receive(pk.From, pk.Msg)", "err == nil", "len(A.routes)", "A.routes[9]", "A.nothing", "nil", "3"} {
+		"r.Receive(pk.From, pk.Msg)", "err == nil", "len(A.routes)", `A.routes["Dest=Z"]`, "A.nothing", "nil", "3"} {
 		c.EvaluateRequest(word, 0, "hover")
 		if e := daptest.ExpectError(t, c); e.Body.Error == nil || e.Body.Error.ShowUser {
 			t.Errorf("hover %s: %+v", word, e.Body.Error)
 		}
 	}
 	for _, h := range []struct{ expr, want string }{
-		{`A.routes[2].NextHop`, "C"}, // as the Variables pane shows it
-		{`r.routes[2].NextHop`, "C"},
-		{`A.routes[2].Valid`, "true"},
-		{`$env["net"].Pending[1].Msg.Type`, "RERR"},
+		{`A.routes["Dest=D"].NextHop`, "C"}, // as the Variables pane shows it
+		{`r.routes["Dest=D"].NextHop`, "C"},
+		{`A.routes["Dest=D"].Valid`, "true"},
+		{`$env["net"].Pending["A->C RERR{D:1}"].Msg.Type`, "RERR"},
 		{`B.broken`, "nil"},
 	} {
 		if got := evaluate(t, c, h.expr, "hover"); got != h.want {
@@ -312,7 +312,7 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 		}
 	}
 	c.EvaluateRequest("r.routes", 0, "hover")
-	if r := daptest.Expect[*dap.EvaluateResponse](t, c).Body; !strings.HasPrefix(r.Result, "len 3 [") || r.VariablesReference == 0 {
+	if r := daptest.Expect[*dap.EvaluateResponse](t, c).Body; !strings.HasPrefix(r.Result, "len 3 {Dest=B: ") || r.VariablesReference == 0 {
 		t.Errorf("hover r.routes: %+v", r)
 	}
 	// A watch is an expression, not a hover: a name that is not in the state is an error it shows.
@@ -398,10 +398,11 @@ func TestDocExamples(t *testing.T) {
 	set("no breakpoint")
 	for _, x := range examples["data breakpoint"] {
 		c.DataBreakpointInfoRequest(0, x)
-		if id := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId; id != x {
+		id, _ := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body.DataId.(string)
+		if exprPath(id) != x { // the data id is the state path the expression names
 			t.Errorf("data breakpoint %s: dataId %v", x, id)
 		}
-		c.SetDataBreakpointsRequest(x)
+		c.SetDataBreakpointsRequest(id)
 		if b := daptest.Expect[*dap.SetDataBreakpointsResponse](t, c).Body.Breakpoints[0]; !b.Verified {
 			t.Errorf("data breakpoint %s: %s", x, b.Message)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -195,6 +196,9 @@ func (s *Session) onDataBreakpointInfo(req *dap.DataBreakpointInfoRequest) {
 	s.send(r)
 }
 
+// quotedKeys finds elements written as in an expression (["D"]), which a path writes [D].
+var quotedKeys = regexp.MustCompile(`\["(?:[^"\\]|\\.)*"\]`)
+
 // dataPath finds the state path a variable names, or says why there is none.
 func (s *Session) dataPath(ref int, name string) (string, string) {
 	if ref == 0 {
@@ -210,7 +214,12 @@ func (s *Session) dataPath(ref int, name string) (string, string) {
 		}
 		// A variable that does not exist yet can be watched for appearing.
 		if segs := parsePath(name); st.tree.byName[segs[0].name] != nil && len(segs) > 1 {
-			return name, ""
+			return quotedKeys.ReplaceAllStringFunc(name, func(k string) string {
+				if u := unquoteKey(k); u != "" {
+					return u
+				}
+				return k
+			}), ""
 		}
 		return "", name + " is not a path of the state"
 	}

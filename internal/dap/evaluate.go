@@ -90,13 +90,14 @@ const helpText = `:goto N — go to step N (0: the initial state)
 :bookmark NAME [note] — bookmark the current state
 :help — this list
 Anything else is an expression over the state shown (https://expr-lang.org): components are
-variables, fields are members, elements and map entries are indexed. A field of nil, an element
+variables, fields are members, elements and map entries are indexed, a set's or keyed slice's
+elements by their quoted names (as Copy as Expression gives them). A field of nil, an element
 past the end and a missing entry are nil; len(nil) is 0; < and > with nil are false.
 For example, on the AODV model (examples/aodv):
-  A.routes[2].NextHop == "C"
+  A.routes["Dest=D"].NextHop == "C"
   len(net.Pending) > 1
   any(B.routes, .Dest == "D" && .Valid)
-  A.routes[2]?.Hops > 2
+  A.routes["Dest=D"]?.Hops > 2
   filter(net.Pending, .Msg.Type == "RERR")`
 
 // command runs a debug console command.

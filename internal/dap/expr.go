@@ -13,7 +13,7 @@ import (
 
 // Expressions (breakpoint conditions, watches, log messages, the debug console) are written in
 // github.com/expr-lang/expr over a state: each component is a variable, fields are members,
-// elements and map entries are indexed with the key as rendered (A.routes[2].NextHop == "C",
+// elements and map entries are indexed with the key as rendered (A.routes["Dest=D"].NextHop == "C",
 // B.Routes["A"].Hops < 3), nil-safely (nilsafe.go). The environment is built from the same tree
 // as the Variables pane, so what one shows the other can name. Hovers are paths into that tree,
 // not expressions (hover.go).

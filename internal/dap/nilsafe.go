@@ -166,11 +166,26 @@ func order(args ...any) (any, error) {
 	})
 }
 
+// orEmpty gives all, any, filter and the like a list: nil is empty, and a map (a Go map, or a set
+// or keyed slice, whose elements are named by value or key) is its values in the order of their
+// keys.
 func orEmpty(args ...any) (any, error) {
 	if args[0] == nil {
 		return []any{}, nil
 	}
-	return args[0], nil
+	v := reflect.ValueOf(args[0])
+	if v.Kind() != reflect.Map {
+		return args[0], nil
+	}
+	keys := v.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int {
+		return strings.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
+	})
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = v.MapIndex(k).Interface()
+	}
+	return out, nil
 }
 
 // length is Go's len, which is 0 for nil.

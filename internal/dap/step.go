@@ -17,7 +17,7 @@ import (
 
 // A stop says why the session stopped, for the stopped event: the reason (a DAP word: step,
 // breakpoint, data breakpoint, goto, entry, exception...), why in the user's words (the label
-// the editor shows on the thread, such as "Paused on data breakpoint: B.routes[1] changed"),
+// the editor shows on the thread, such as "Paused on data breakpoint: B.routes[\"Dest=D\"] changed"),
 // details (text) and the breakpoints that hit.
 type stop struct {
 	reason string

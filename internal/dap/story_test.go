@@ -185,7 +185,8 @@ func TestStory(t *testing.T) {
 		{`B.Routes["A"].Hops + 1`, "watch", "2"},
 		{`me.Routes["A"].Next`, "hover", `"A"`},
 		{`len(net.Pending)`, "repl", "1"},
-		{`net.Pending[0].Msg`, "watch", `{Dest: "A", Seq: 1, Hops: 1}`},
+		// a set's element is named by its value, as the Variables pane shows it
+		{`net.Pending["{1 2 AD{A seq 1 hops 1}}"].Msg`, "watch", `{Dest: "A", Seq: 1, Hops: 1}`},
 	} {
 		c.EvaluateRequest(e.expr, 0, e.context)
 		if got := daptest.Expect[*dap.EvaluateResponse](t, c).Body.Result; got != e.want {

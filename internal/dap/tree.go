@@ -61,11 +61,28 @@ func (n *node) finish() {
 // find returns the node at a canonical path, or nil.
 func (n *node) find(path string) *node {
 	for _, s := range parsePath(path) {
-		if n = n.byName[s.name]; n == nil {
+		c := n.byName[s.name]
+		if c == nil {
+			c = n.byName[unquoteKey(s.name)] // written as an expression: ["Dest=D"] for [Dest=D]
+		}
+		if n = c; n == nil {
 			return nil
 		}
 	}
 	return n
+}
+
+// unquoteKey turns an element written as in an expression (["D"]) into its path segment ([D]),
+// or returns "".
+func unquoteKey(seg string) string {
+	if !strings.HasPrefix(seg, `["`) || !strings.HasSuffix(seg, `"]`) {
+		return ""
+	}
+	k, err := strconv.Unquote(seg[1 : len(seg)-1])
+	if err != nil {
+		return ""
+	}
+	return "[" + k + "]"
 }
 
 // isKeyed reports whether the children are map entries ([key], not [0]..[n-1] in order).

@@ -44,6 +44,7 @@ func TestExprPath(t *testing.T) {
 		{`node-1.x`, `$env["node-1"].x`},
 		{`S.in`, `S["in"]`},
 		{`(*S.p)`, `S.p`},
+		{`B.routes[Dest=D].Hops`, `B.routes["Dest=D"].Hops`}, // a keyed slice's element
 	} {
 		if got := exprPath(c.path); got != c.expr {
 			t.Errorf("exprPath(%s) = %s, want %s", c.path, got, c.expr)
@@ -83,6 +84,8 @@ func TestEnv(t *testing.T) {
 		{Path: `S.empty`, Value: "{}"},
 		{Path: `S.f`, Value: "1.5"},
 		{Path: `S.state`, Value: "working"},
+		{Path: `B.table[Dest=D].Hops`, Value: "2"}, // a keyed slice (canon/elements.go)
+		{Path: `B.table[Dest=A].Hops`, Value: "1"},
 	}
 	e := newEnv(buildTree(leaves))
 	progs := programs{}
@@ -98,6 +101,8 @@ func TestEnv(t *testing.T) {
 		{`S.state == "working"`, "true"},
 		{`S.p`, `"&B.Routes"`},
 		{`B.Routes["Z"]?.Hops`, "nil"},
+		{`B.table["Dest=D"].Hops`, "2"},
+		{`len(B.table)`, "2"},
 	} {
 		v, err := progs.eval(c.expr, e)
 		if err != nil {

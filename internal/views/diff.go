@@ -28,8 +28,8 @@ const (
 var DiffKinds = []DiffKind{Added, Changed, Removed}
 
 // StateDiff lists the state after a step with the step's changes marked: every leaf in state
-// order, and each removed path after the leaf it shares the longest prefix with (so a removed map
-// entry shows beside its siblings).
+// order, and each removed path beside the leaves it shares the longest prefix with, in path order
+// among them (so a removed map entry or set element shows between its neighbours).
 func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 	byPath := make(map[string]canon.Change, len(changes))
 	var removed []canon.Change
@@ -44,12 +44,7 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 	for _, c := range removed {
 		at := len(leaves)
 		if len(leaves)*len(removed) <= 1<<22 { // else: at the end, to stay fast
-			best := -1
-			for i, l := range leaves {
-				if n := commonPrefix(l.Path, c.Path); n >= best {
-					best, at = n, i+1
-				}
-			}
+			at = removedAt(leaves, c.Path)
 		}
 		after[at] = append(after[at], DiffRow{Path: c.Path, Kind: Removed, Old: c.Old})
 	}
@@ -64,6 +59,27 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 		rows = append(rows, after[i+1]...)
 	}
 	return rows
+}
+
+// removedAt is where a removed path goes among the leaves (after leaf i-1): among the leaves it
+// shares the longest prefix with (its siblings), after the last that comes before it in path
+// order, or before the first when none does. So a removed element of a set, or a removed map
+// entry, shows between its neighbours, as it stood before it went.
+func removedAt(leaves []canon.Leaf, path string) int {
+	best, first, at := -1, 0, -1
+	for i, l := range leaves {
+		n := commonPrefix(l.Path, path)
+		if n > best {
+			best, first, at = n, i, -1
+		}
+		if n == best && canon.Path(l.Path).Compare(canon.Path(path)) < 0 {
+			at = i + 1
+		}
+	}
+	if at < 0 {
+		return first
+	}
+	return at
 }
 
 func commonPrefix(a, b string) int {

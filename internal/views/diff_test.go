@@ -1,6 +1,7 @@
 package views
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,5 +49,47 @@ func TestStateDiffRemovedFirst(t *testing.T) {
 	rows := StateDiff(nil, []canon.Change{{Path: "A.x", Kind: "removed", Old: "1"}})
 	if len(rows) != 1 || rows[0].Kind != "removed" {
 		t.Errorf("rows %+v", rows)
+	}
+}
+
+type pkt struct {
+	From, To string
+	Hops     int
+}
+
+type air struct {
+	Pending []pkt `cmc:"set"`
+}
+
+// A packet taken out of the middle of a set is one packet's rows, removed, shown where it stood
+// among the others; the packets after it are unchanged (they were named by position once, and
+// every one of them "changed").
+func TestStateDiffBySetElement(t *testing.T) {
+	leaves := func(a *air) []canon.Leaf {
+		return canon.NewGraph([]canon.Root{{Name: "net", V: reflect.ValueOf(a)}}).Leaves()
+	}
+	x, y, z := pkt{"A", "B", 0}, pkt{"B", "C", 1}, pkt{"C", "D", 2}
+	after := leaves(&air{Pending: []pkt{z, x}})
+	rows := StateDiff(after, canon.Diff(leaves(&air{Pending: []pkt{x, y, z}}), after))
+	var got []string
+	for _, r := range rows {
+		got = append(got, string(r.Kind)+" "+r.Path)
+	}
+	want := []string{
+		` net.Pending[{"A" "B" 0}].From`,
+		` net.Pending[{"A" "B" 0}].To`,
+		` net.Pending[{"A" "B" 0}].Hops`,
+		`removed net.Pending[{"B" "C" 1}].From`,
+		`removed net.Pending[{"B" "C" 1}].To`,
+		`removed net.Pending[{"B" "C" 1}].Hops`,
+		` net.Pending[{"C" "D" 2}].From`,
+		` net.Pending[{"C" "D" 2}].To`,
+		` net.Pending[{"C" "D" 2}].Hops`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if v := FilterDiff(rows, DiffFilter{}); v.Changes != 3 || v.Total != 9 {
+		t.Errorf("%d changed of %d, want 3 of 9", v.Changes, v.Total)
 	}
 }

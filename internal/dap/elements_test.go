@@ -1,0 +1,88 @@
+package dap
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc/internal/dap/daptest"
+	"github.com/google/go-dap"
+)
+
+// TestChangesNameElements: the Changes scope and data breakpoints name a set's elements by value
+// (canon/elements.go), so a packet that is delivered while another is sent reads as one removed
+// and one added, not as the one position whose fields changed; and a data breakpoint on a packet
+// stops where it appears and where it leaves, not wherever the network's first slot changes.
+//
+// The relay trace: #1 A sends AD{hops 0} to B; #2 B takes it and sends AD{hops 1} to C; #3 C
+// takes that and sends AD{hops 2} to B; #4 B takes it (the violation).
+func TestChangesNameElements(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "traces.db")
+	id := storeTrace(t, db)
+	c := start(t, Config{})
+	initialize(t, c)
+	// 2 >> launch {trace}, << initialized, << launch; >> configurationDone, << stopped entry
+	c.LaunchRequest(map[string]any{"trace": id, "db": db, "stopOnEntry": true})
+	daptest.Expect[*dap.InitializedEvent](t, c)
+	daptest.Expect[*dap.LaunchResponse](t, c)
+	c.ConfigurationDoneRequest()
+	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
+	daptest.ExpectStopped(t, c, "entry")
+
+	// 3 >> cmc/gotoStep 2; >> scopes, variables (Changes)
+	c.Send("cmc/gotoStep", map[string]any{"step": 2})
+	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+	daptest.ExpectStopped(t, c, "goto")
+	scopes := scopeRefs(t, c, stack(t, c, 2)[0].Id)
+	const (
+		taken = `net.Pending[{0 1 AD{A seq 1 hops 0}}]`
+		sent  = `net.Pending[{1 2 AD{A seq 1 hops 1}}]`
+	)
+	var pending []string
+	for name, v := range vars(t, c, scopes["Changes"]) {
+		if !strings.HasPrefix(name, "net.Pending[") {
+			continue
+		}
+		pending = append(pending, name)
+		switch {
+		case strings.HasPrefix(name, taken+"."):
+			if v.Type != "removed" {
+				t.Errorf("%s %s %s: the taken packet's fields are removed", name, v.Type, v.Value)
+			}
+		case strings.HasPrefix(name, sent+"."):
+			if v.Type != "added" {
+				t.Errorf("%s %s %s: the sent packet's fields are added", name, v.Type, v.Value)
+			}
+		default:
+			t.Errorf("%s %s %s: not a field of either packet", name, v.Type, v.Value)
+		}
+	}
+	if len(pending) != 10 { // From, To, Msg.Dest, Msg.Seq and Msg.Hops of each
+		t.Errorf("changes of net.Pending: %q", pending)
+	}
+
+	// 4 >> dataBreakpointInfo on a path of the Changes scope; >> setDataBreakpoints on the packet
+	c.DataBreakpointInfoRequest(scopes["Changes"], sent+".Msg.Hops")
+	if info := daptest.Expect[*dap.DataBreakpointInfoResponse](t, c).Body; info.DataId != sent+".Msg.Hops" {
+		t.Fatalf("dataBreakpointInfo %+v", info)
+	}
+	c.SetDataBreakpointsRequest(sent)
+	if b := daptest.Expect[*dap.SetDataBreakpointsResponse](t, c).Body.Breakpoints; !b[0].Verified {
+		t.Fatalf("data breakpoint %+v", b)
+	}
+	// 5 >> cmc/gotoStep 0; >> continue: stops at #2 (the packet sent), then #3 (taken), then the end
+	c.Send("cmc/gotoStep", map[string]any{"step": 0})
+	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+	daptest.ExpectStopped(t, c, "goto")
+	for _, want := range []string{"#2 ", "#3 "} {
+		c.ContinueRequest(1)
+		daptest.Expect[*dap.ContinueResponse](t, c)
+		e := daptest.ExpectStopped(t, c, "data breakpoint")
+		if top := stack(t, c, e.Body.ThreadId)[0]; !strings.HasPrefix(top.Name, want) {
+			t.Fatalf("data breakpoint at %s, want %s", top.Name, want)
+		}
+	}
+	c.ContinueRequest(1)
+	daptest.Expect[*dap.ContinueResponse](t, c)
+	daptest.ExpectStopped(t, c, "exception")
+}
