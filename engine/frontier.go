@@ -3,7 +3,8 @@ package engine
 // A frontier holds the states waiting to be expanded, packed: each one's trail index and depth,
 // and their component ids one after another. A state costs 8 bytes plus 4 a component, with no
 // allocation of its own (a State per entry cost a slice header, an allocation and the garbage
-// collector's attention, for millions of states).
+// collector's attention, for millions of states). The arrays are off the Go heap (offheap.go),
+// and free releases them: a State the frontier returned must not outlive it.
 type frontier struct {
 	k     int // components per state
 	idx   []int32
@@ -16,9 +17,16 @@ func newFrontier(k int) *frontier { return &frontier{k: k} }
 func (f *frontier) len() int { return len(f.idx) }
 
 func (f *frontier) push(idx int32, depth int, s State) {
-	f.idx = append(f.idx, idx)
-	f.depth = append(f.depth, int32(depth))
-	f.ids = append(f.ids, s...)
+	f.idx = appendOff(f.idx, idx)
+	f.depth = appendOff(f.depth, int32(depth))
+	f.ids = appendOff(f.ids, s...)
+}
+
+func (f *frontier) free() {
+	freeOffHeap(f.idx)
+	freeOffHeap(f.depth)
+	freeOffHeap(f.ids)
+	f.idx, f.depth, f.ids = nil, nil, nil
 }
 
 // at returns entry i; the State shares the frontier's memory, so it is valid until the frontier

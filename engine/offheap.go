@@ -12,6 +12,18 @@ import (
 // heap the garbage collector lets grow to twice what is live (GOGC): at 10 million states that
 // was hundreds of megabytes of RSS for nothing. The memory is freed when the search ends.
 
+// appendOff appends to a slice whose array is off the heap, moving it to a mapping twice as large
+// when it is full.
+func appendOff[T any](s []T, v ...T) []T {
+	if len(s)+len(v) > cap(s) {
+		n := offHeap[T](max(2*cap(s), len(s)+len(v), 1024))
+		copy(n, s)
+		freeOffHeap(s)
+		s = n[:len(s)]
+	}
+	return append(s, v...)
+}
+
 // offHeap returns a zeroed slice of n values of a pointer-free type T outside the Go heap, or one
 // made by make when the mapping fails.
 func offHeap[T any](n int) []T {

@@ -162,6 +162,7 @@ func (s *search) startState() (State, error) {
 
 func (s *search) bfs(start State) error {
 	cur, next := newFrontier(len(start)), newFrontier(len(start))
+	defer func() { cur.free(); next.free() }()
 	cur.push(0, 0, start)
 	for depth := 0; cur.len() > 0 && !s.stop; depth++ {
 		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
@@ -189,6 +190,7 @@ func (s *search) bfs(start State) error {
 
 func (s *search) dfs(start State) error {
 	stack, succ := newFrontier(len(start)), newFrontier(len(start))
+	defer func() { stack.free(); succ.free() }()
 	stack.push(0, 0, start)
 	bounded := false
 	for stack.len() > 0 && !s.stop {
