@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sync"
 )
 
@@ -30,6 +31,7 @@ var (
 	rulesMu sync.Mutex
 	rules   = map[[2]string]string{} // {type, field} -> tag
 	applied = map[[2]string]bool{}   // rules a plan has used
+	given   []Rule                   // what SetRules was last given, when it held
 )
 
 // TypeName is the stable name a type has in rules and in interfaces: its package path and name.
@@ -40,6 +42,13 @@ func TypeName(t reflect.Type) string { return typeName(t) }
 // A process runs one model's transitions at a time (the engine's machines take turns), and each
 // machine sets its model's rules when it takes its turn.
 func SetRules(rs []Rule) error {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	// A machine sets its rules whenever it takes its turn (every replay move, say), and they are
+	// nearly always the ones already in force: say so without building a map.
+	if slices.Equal(rs, given) {
+		return nil
+	}
 	next := map[[2]string]string{}
 	for _, r := range rs {
 		if r.Tag != "-" && r.Tag != "set" {
@@ -51,8 +60,7 @@ func SetRules(rs []Rule) error {
 		}
 		next[k] = r.Tag
 	}
-	rulesMu.Lock()
-	defer rulesMu.Unlock()
+	given = slices.Clone(rs)
 	if maps.Equal(next, rules) {
 		return nil
 	}
