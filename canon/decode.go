@@ -29,7 +29,8 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 	if len(b) == 0 || b[0] > arrayMode {
 		return fmt.Errorf("decode state: not a canonical encoding (mode byte)")
 	}
-	d := decoder{buf: b, pos: 1, arrays: b[0] == arrayMode, spare: 1<<20 + 1024*uint64(len(b))}
+	d := decoders.Get().(*decoder)
+	*d = decoder{buf: b, pos: 1, objs: d.objs[:0], arrays: b[0] == arrayMode, spare: 1<<20 + 1024*uint64(len(b))}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
@@ -38,6 +39,7 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 			}
 			err = fmt.Errorf("decode state at byte %d: %s", d.pos, f.msg)
 		}
+		d.release()
 	}()
 	d.objs = append(d.objs, decObject{v: root, plan: planFor(root.Type().Elem())})
 	for i := 0; i < len(d.objs); i++ {
@@ -48,7 +50,7 @@ func DecodeValue(b []byte, root reflect.Value) (err error) {
 		case o.v.Kind() == reflect.Map:
 			d.mapContent(o)
 		default:
-			o.plan.dec(&d, o.v.Elem())
+			o.plan.dec(d, o.v.Elem())
 		}
 	}
 	if d.pos != len(d.buf) {
@@ -64,6 +66,24 @@ type decoder struct {
 	arrays bool        // array mode (arrays.go)
 	spare  uint64      // bytes of memory that no input byte describes (capacity) still allowed
 	inKey  bool        // decoding a map key or set element, which the encoder wrote plainly
+}
+
+// Decoders are reused: the engine restores a component for every transition it runs, and a
+// decoder of its own plus its object list grown from nothing were several allocations each time.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// maxPooledObjects bounds the object list a pooled decoder keeps, so one huge state does not stay
+// allocated in the pool.
+const maxPooledObjects = 4096
+
+// release returns d to the pool, without the references into the restored state its object list
+// holds.
+func (d *decoder) release() {
+	clear(d.objs)
+	d.buf = nil
+	if cap(d.objs) <= maxPooledObjects {
+		decoders.Put(d)
+	}
 }
 
 type decObject struct {
