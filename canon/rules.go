@@ -40,6 +40,7 @@ var (
 	keys    = map[[2]string][]string{} // {type, field} -> the key rule's element fields
 	badKeys = map[[2]string]string{}   // key rules that cannot name their field's elements, and why
 	applied = map[[2]string]bool{}     // rules a plan has used
+	given   []Rule                     // what SetRules was last given, when it held
 )
 
 // TypeName is the stable name a type has in rules and in interfaces: its package path and name.
@@ -50,6 +51,13 @@ func TypeName(t reflect.Type) string { return typeName(t) }
 // A process runs one model's transitions at a time (the engine's machines take turns), and each
 // machine sets its model's rules when it takes its turn.
 func SetRules(rs []Rule) error {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	// A machine sets its rules whenever it takes its turn (every replay move, say), and they are
+	// nearly always the ones already in force: say so without building a map.
+	if slices.EqualFunc(rs, given, sameRule) {
+		return nil
+	}
 	next := map[[2]string]string{}
 	nextKeys := map[[2]string][]string{}
 	for _, r := range rs {
@@ -72,8 +80,7 @@ func SetRules(rs []Rule) error {
 		}
 		next[k] = r.Tag
 	}
-	rulesMu.Lock()
-	defer rulesMu.Unlock()
+	given = slices.Clone(rs)
 	if maps.Equal(next, rules) && maps.EqualFunc(nextKeys, keys, slices.Equal) {
 		return nil
 	}
@@ -86,6 +93,10 @@ func SetRules(rs []Rule) error {
 	buildMu.Unlock()
 	tagCache.Clear()
 	return nil
+}
+
+func sameRule(a, b Rule) bool {
+	return a.Type == b.Type && a.Field == b.Field && a.Tag == b.Tag && slices.Equal(a.Key, b.Key)
 }
 
 // tagCache holds each struct type's field tags under the rules in force (fieldTags).

@@ -147,8 +147,10 @@ func BenchmarkStepBack(b *testing.B) {
 func BenchmarkDiff(b *testing.B) {
 	s := openLong(b)
 	n := longSteps / 2
-	done, _ := s.use()
-	defer done()
+	if err := s.use(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.done()
 	b.ReportAllocs()
 	for b.Loop() {
 		before, err := s.mc.Leaves(s.state(n - 1))
@@ -170,8 +172,10 @@ func BenchmarkGraph(b *testing.B) {
 	s := openLong(b)
 	n := longSteps / 2
 	changes := s.t.Steps[n-1].Changes
-	done, _ := s.use()
-	defer done()
+	if err := s.use(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.done()
 	b.ReportAllocs()
 	for b.Loop() {
 		g, err := s.mc.Graph(s.state(n))

@@ -173,15 +173,22 @@ func (s *Session) Close() {
 	}
 }
 
-// use takes the session for one operation: its lock and the process-wide lock on user code.
-func (s *Session) use() (func(), error) {
+// use takes the session for one operation: its lock and the process-wide lock on user code. done
+// gives them back. (A method, not a returned closure: the closure was an allocation every move.)
+func (s *Session) use() error {
 	s.mu.Lock()
 	if s.mc == nil {
 		s.mu.Unlock()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	s.mc.Resume()
-	return func() { s.mc.Pause(); s.mu.Unlock() }, nil
+	return nil
+}
+
+// done ends the operation use began.
+func (s *Session) done() {
+	s.mc.Pause()
+	s.mu.Unlock()
 }
 
 // Trace returns the trace being replayed.
@@ -233,11 +240,10 @@ func (s *Session) GoTo(n int) error { return s.Seek(engine.After(n)) }
 
 // Seek moves the cursor to c, re-running c's step to prove it again.
 func (s *Session) Seek(c engine.Cursor) error {
-	done, err := s.use()
-	if err != nil {
+	if err := s.use(); err != nil {
 		return err
 	}
-	defer done()
+	defer s.done()
 	return s.seek(c, true)
 }
 
@@ -261,11 +267,10 @@ func (s *Session) Back() error { return s.move(s.t.StepBack, ErrStart) }
 // move moves the cursor with a move of the trace; at the trace's end or start, or past the
 // replayed steps, it returns stop.
 func (s *Session) move(m func(engine.Cursor) (engine.Cursor, bool), stop error) error {
-	done, err := s.use()
-	if err != nil {
+	if err := s.use(); err != nil {
 		return err
 	}
-	defer done()
+	defer s.done()
 	c, ok := m(s.pos)
 	if !ok || c.Step > s.last() {
 		return stop

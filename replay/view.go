@@ -44,11 +44,10 @@ type Component struct {
 
 // View returns the view at the cursor.
 func (s *Session) View() (*View, error) {
-	done, err := s.use()
-	if err != nil {
+	if err := s.use(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer s.done()
 	return s.view(s.pos)
 }
 
