@@ -28,8 +28,8 @@ func (s *Session) run(forward bool) {
 		if !ok {
 			break
 		}
-		if st, hit := s.hitsAt(p); hit {
-			s.stopAt(p, st)
+		if st := s.hitsAt(p); st != nil {
+			s.stopAt(p, *st)
 			return
 		}
 	}
@@ -40,70 +40,88 @@ func (s *Session) run(forward bool) {
 	}
 }
 
-// hitsAt returns the stop at p when breakpoints hit there: the first kind that hits gives the
-// reason, and the label names each (the data breakpoint's variable, the function breakpoint's
-// name). A condition that is false or nil does not hit; one that fails to evaluate does not
-// either, and says so once (conditionFailed).
-func (s *Session) hitsAt(p engine.Cursor) (stop, bool) {
+// hitsAt returns the stop at p when breakpoints hit there, else nil: the first kind that hits
+// gives the reason, and the label names each (the data breakpoint's variable, the function
+// breakpoint's name). A condition that is false or nil does not hit; one that fails to evaluate
+// does not either, and says so once (conditionFailed). Continue calls it at every place of the
+// trace, so a place where no breakpoint applies costs a few comparisons and nothing else.
+func (s *Session) hitsAt(p engine.Cursor) *stop {
 	if p.Step == 0 {
-		return stop{}, false
+		return nil
 	}
-	st := s.tr.step(p.Step)
-	var hit stop
-	var whys []string
-	try := func(b *bp, form func() dap.Breakpoint, label, reason, why string) {
-		if b.cond != "" {
-			ok, err := s.conditionAt(b.cond, p)
-			if err != nil {
-				s.conditionFailed(b, form, label, p, err)
-				return
-			}
-			if !ok {
-				return
-			}
-		}
-		b.hits++
-		if b.hitCond != "" {
-			if ok, _ := hitMatches(b.hitCond, b.hits); !ok {
-				return
-			}
-		}
-		if b.logMsg != "" {
-			s.output("console", s.interpolate(b.logMsg, p)+"\n")
-			return
-		}
-		hit.hits = append(hit.hits, b.id)
-		if hit.reason == "" {
-			hit.reason = reason
-		}
-		if !slices.Contains(whys, why) {
-			whys = append(whys, why)
-		}
-	}
+	h := hitting{s: s, p: p}
 	if c := s.tr.t.Call(p); c != nil {
 		for _, b := range s.bps.bySite[c.Site] {
-			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
+			h.try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
-	} else {
-		for _, b := range s.bps.data {
-			if b.verified && changes(st.Changes, b.path) {
-				try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint", "data breakpoint: "+b.path+" changed")
-			}
+		return h.stop()
+	}
+	st := s.tr.step(p.Step)
+	for _, b := range s.bps.data {
+		if b.verified && changes(st.Changes, b.path) {
+			h.try(&b.bp, b.dap, "data breakpoint on "+b.path, "data breakpoint", "data breakpoint: "+b.path+" changed")
 		}
-		for _, b := range s.bps.funcs {
-			if b.verified && b.matches(st.Proc, st.Event) {
-				try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint", "function breakpoint: "+b.name)
-			}
+	}
+	for _, b := range s.bps.funcs {
+		if b.verified && b.matches(st.Proc, st.Event) {
+			h.try(&b.bp, b.dap, "function breakpoint "+b.name, "function breakpoint", "function breakpoint: "+b.name)
 		}
+	}
+	if len(s.bps.bySite) > 0 {
 		for _, b := range s.bps.bySite[st.Site] {
-			try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
+			h.try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
 	}
-	if len(hit.hits) == 0 {
-		return stop{}, false
+	return h.stop()
+}
+
+// hitting collects the breakpoints that hit at one place of the trace.
+type hitting struct {
+	s    *Session
+	p    engine.Cursor
+	hits []int
+	kind string   // the reason of the first that hit
+	whys []string // what each kind that hit says, once
+}
+
+// try counts b as met at the place: it hits unless its condition is false or fails, its hit
+// condition does not match, or it is a logpoint (which logs instead).
+func (h *hitting) try(b *bp, form func() dap.Breakpoint, label, reason, why string) {
+	if b.cond != "" {
+		ok, err := h.s.conditionAt(b.cond, h.p)
+		if err != nil {
+			h.s.conditionFailed(b, form, label, h.p, err)
+			return
+		}
+		if !ok {
+			return
+		}
 	}
-	hit.why = "Paused on " + strings.Join(whys, "; ")
-	return hit, true
+	b.hits++
+	if b.hitCond != "" {
+		if ok, _ := hitMatches(b.hitCond, b.hits); !ok {
+			return
+		}
+	}
+	if b.logMsg != "" {
+		h.s.output("console", h.s.interpolate(b.logMsg, h.p)+"\n")
+		return
+	}
+	h.hits = append(h.hits, b.id)
+	if h.kind == "" {
+		h.kind = reason
+	}
+	if !slices.Contains(h.whys, why) {
+		h.whys = append(h.whys, why)
+	}
+}
+
+// stop is what the breakpoints that hit make of the place, nil if none did.
+func (h *hitting) stop() *stop {
+	if len(h.hits) == 0 {
+		return nil
+	}
+	return &stop{reason: h.kind, hits: h.hits, why: "Paused on " + strings.Join(h.whys, "; ")}
 }
 
 // conditionAt evaluates a breakpoint's condition over the state shown at p.
