@@ -75,9 +75,13 @@ type Result struct {
 	// CollisionProbability bounds the chance that two states shared a hash, so one was missed.
 	CollisionProbability float64 `json:"collision_probability"`
 	VisitedBytes         int64   `json:"visited_bytes"`
-	// StoredBytes is what the search keeps for the whole run: the visited set, the trail that
-	// rebuilds counterexamples, and the interned component encodings.
+	// StoredBytes is what the search keeps in memory for the whole run: the visited set, the
+	// trail that rebuilds counterexamples (its first and newest chunks), and the interned
+	// component encodings.
 	StoredBytes int64 `json:"stored_bytes"`
+	// SpilledBytes is what the search kept in temporary files, gone when it ends: the rest of the
+	// trail, and the most of a breadth-first search's frontier at once.
+	SpilledBytes int64 `json:"spilled_bytes"`
 	// FrontierBytes is the most memory the states waiting to be expanded took at once, packed
 	// (BFS: the level being expanded and the next).
 	FrontierBytes int64  `json:"frontier_bytes"`

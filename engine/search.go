@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,7 +42,9 @@ type search struct {
 	checked  int64 // transitions self-checked
 	// frontierBytes is the most memory the states waiting to be expanded took at once.
 	frontierBytes int64
-	limit         int64 // transitions to self-check
+	// spilledFrontier is the most of it that was in files at once (level.go).
+	spilledFrontier int64
+	limit           int64 // transitions to self-check
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -111,6 +114,10 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	s.res.FrontierBytes = s.frontierBytes
 	s.res.StoredBytes = s.res.VisitedBytes + int64(s.trail.capacity())*int64(unsafe.Sizeof(trailEntry{})) +
 		int64(s.values.capacity())*4 + int64(mc.pool.size())
+	s.res.SpilledBytes = s.trail.spilled() + s.values.spilled() + s.spilledFrontier
+	if err := errors.Join(s.trail.err, s.values.err); err != nil {
+		return nil, err
+	}
 	return s.res, nil
 }
 
@@ -161,8 +168,12 @@ func (s *search) startState() (State, error) {
 }
 
 func (s *search) bfs(start State) error {
-	cur, next := newFrontier(len(start)), newFrontier(len(start))
-	defer func() { cur.free(); next.free() }()
+	cur, next := newLevel(len(start)), newLevel(len(start))
+	defer func() {
+		s.spilledFrontier = max(s.spilledFrontier, cur.spilled()+next.spilled())
+		cur.free()
+		next.free()
+	}()
 	cur.push(0, 0, start)
 	for depth := 0; cur.len() > 0 && !s.stop; depth++ {
 		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
@@ -170,8 +181,11 @@ func (s *search) bfs(start State) error {
 		}
 		s.depth = depth
 		for i := range cur.len() {
-			idx, _, st := cur.at(i)
-			err := s.expand(idx, st, func(idx int32, st State) { next.push(idx, depth+1, st) })
+			idx, _, st, err := cur.at(i)
+			if err != nil {
+				return err
+			}
+			err = s.expand(idx, st, func(idx int32, st State) { next.push(idx, depth+1, st) })
 			if err != nil {
 				return err
 			}
@@ -181,6 +195,7 @@ func (s *search) bfs(start State) error {
 			s.tick(depth, cur.len()-i+next.len())
 		}
 		s.frontierBytes = max(s.frontierBytes, cur.bytes()+next.bytes())
+		s.spilledFrontier = max(s.spilledFrontier, cur.spilled()+next.spilled())
 		cur, next = next, cur
 		next.reset()
 	}
