@@ -59,3 +59,32 @@ func TestChooseOfNothing(t *testing.T) {
 		t.Fatalf("violations %+v, want one model-error about no items", res.Violations)
 	}
 }
+
+// A labelled choice costs a search what an unlabelled one does: the label's closure is not
+// allocated and not called while notes are off.
+func TestChooseOfAllocatesNothingInSearch(t *testing.T) {
+	c := &counter{}
+	items := []int{1, 2}
+	labels := 0
+	m := cmc.NewModel("allocs")
+	p := m.Process("c", c)
+	p.On("choose", func() { c.X = items[cmc.Choose(len(items))] })
+	p.On("choose-of", func() {
+		c.X = cmc.ChooseOf(items, func(n int) string { labels++; return fmt.Sprintf("add %d to %d", n, c.X) })
+	})
+	mc, _, err := NewMachine(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	runs := map[string]float64{}
+	for _, name := range []string{"choose", "choose-of"} {
+		_, ev := mc.Event("c", name)
+		runs[name] = testing.AllocsPerRun(100, func() { mc.Run(ev, []int{1}, false, nil) })
+	}
+	t.Logf("allocations per run: %v", runs)
+	if runs["choose-of"] != runs["choose"] || labels != 0 {
+		t.Errorf("a run allocates %v times with Choose, %v with ChooseOf, and called the label %d times; want the same, and 0 calls",
+			runs["choose"], runs["choose-of"], labels)
+	}
+}
