@@ -88,7 +88,7 @@ func stepOf(ev *cmc.Event, out Outcome) Step {
 		st.Site = fmt.Sprintf("%s:%d", ev.File, ev.Line)
 	}
 	for _, p := range out.Points {
-		st.Choices = append(st.Choices, Choice{Value: p.Value, N: p.N, Site: Site(p.PC)})
+		st.Choices = append(st.Choices, Choice{Value: p.Value, N: p.N, Site: Site(p.PC), Label: p.Label})
 	}
 	return st
 }

@@ -194,6 +194,7 @@ func (s State) key(dst []byte) []byte {
 type ChoicePoint struct {
 	N, Value int
 	PC       uintptr
+	Label    string // what the value means (cmc.ChooseOf), only when notes are on
 }
 
 // An Outcome is what one run of a handler did.
@@ -322,6 +323,12 @@ func (c *runCtx) Choose(n int, pc uintptr) int {
 }
 
 func (c *runCtx) Noting() bool { return c.noting }
+
+func (c *runCtx) Label(label string) {
+	if n := len(c.points); n > 0 {
+		c.points[n-1].Label = label
+	}
+}
 
 func (c *runCtx) Note(n transition.Note) { c.notes = append(c.notes, n) }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -44,3 +45,40 @@ func cutNumber(s string) (string, int, bool) {
 }
 
 func (s SourceLine) String() string { return s.File + ":" + strconv.Itoa(s.Line) }
+
+// RelSite renders a site for people: its file relative to root (a workspace or module directory)
+// when it lies under root, else its directory and file name (ShortSite). It never returns an
+// absolute path, so nothing shown or exported names a directory of this machine; the debugger
+// keeps absolute paths only where the editor needs them (a DAP Source.path).
+func RelSite(site, root string) string {
+	f := strings.ReplaceAll(site, `\`, "/") // Go records sites with slashes; a Windows path may come from elsewhere
+	if root != "" {
+		r := strings.TrimSuffix(strings.ReplaceAll(filepath.Clean(root), `\`, "/"), "/")
+		if rest, ok := strings.CutPrefix(f, r+"/"); ok && rest != "" {
+			return rest
+		}
+	}
+	if !absolute(f) {
+		return site
+	}
+	return ShortSite(f)
+}
+
+// ShortSite renders a site as its directory and file name and line (aodv/route.go:88): enough to
+// find it, and the same on every checkout.
+func ShortSite(site string) string {
+	i := strings.LastIndexByte(site, '/')
+	if i < 0 {
+		return site
+	}
+	if j := strings.LastIndexByte(site[:i], '/'); j >= 0 {
+		return site[j+1:]
+	}
+	return site
+}
+
+// absolute reports whether a slash-separated file is absolute here or on another system (a trace
+// recorded on Windows read on Linux, or the reverse).
+func absolute(f string) bool {
+	return strings.HasPrefix(f, "/") || len(f) >= 3 && f[1] == ':' && f[2] == '/' || filepath.IsAbs(filepath.FromSlash(f))
+}

@@ -39,3 +39,24 @@ func FuzzParseSite(f *testing.F) {
 		}
 	})
 }
+
+// TestRelSite: a site shown to people is relative to the workspace, or its directory and file
+// name when outside it; never absolute.
+func TestRelSite(t *testing.T) {
+	for _, c := range []struct{ site, root, want string }{
+		{"/w/examples/aodv/air.go:146", "/w", "examples/aodv/air.go:146"},
+		{"/w/examples/aodv/air.go:146", "/w/", "examples/aodv/air.go:146"},
+		{"/w/examples/aodv/air.go:146", "/w/examples/aodv", "air.go:146"},
+		{"/wx/aodv/air.go:146", "/w", "aodv/air.go:146"},
+		{"/home/u/go/pkg/mod/github.com/cmc-go/cmc@v1.0.0/env/network.go:71", "/w", "env/network.go:71"},
+		{"/w/air.go:1", "", "w/air.go:1"},
+		{`C:\w\aodv\air.go:9`, `C:\w`, "aodv/air.go:9"},
+		{`C:\x\aodv\air.go:9`, `C:\w`, "aodv/air.go:9"},
+		{"aodv/air.go:9", "/w", "aodv/air.go:9"},
+		{"", "/w", ""},
+	} {
+		if got := RelSite(c.site, c.root); got != c.want {
+			t.Errorf("RelSite(%q, %q) = %q, want %q", c.site, c.root, got, c.want)
+		}
+	}
+}

@@ -38,11 +38,23 @@ type Step struct {
 	Changes []canon.Change `json:"changes,omitempty"`
 }
 
-// A Choice is one Choose call: the value it returned, of how many, and where.
+// A Choice is one Choose call: the value it returned, of how many, where, and what the value
+// means when the model said (cmc.ChooseOf).
 type Choice struct {
 	Value int    `json:"value"`
 	N     int    `json:"n"`
 	Site  string `json:"site"`
+	Label string `json:"label,omitempty"`
+}
+
+// String says what the call chose, as every front end shows it: "0 of 2", or with its label
+// "0 of 2: deliver RREP C→A".
+func (c Choice) String() string {
+	s := strconv.Itoa(c.Value) + " of " + strconv.Itoa(c.N)
+	if c.Label != "" {
+		s += ": " + c.Label
+	}
+	return s
 }
 
 // A Violation says what went wrong at the end of a trace.

@@ -70,19 +70,19 @@ func AsDivergence(err error) (*Divergence, bool) {
 
 // ShortSite renders a call site as its directory and file name and line (aodv/route.go:88): enough
 // to find it, and the same on every checkout.
-func ShortSite(site string) string {
-	i := strings.LastIndexByte(site, '/')
-	if i < 0 {
-		return site
-	}
-	if j := strings.LastIndexByte(site[:i], '/'); j >= 0 {
-		return site[j+1:]
-	}
-	return site
+func ShortSite(site string) string { return engine.ShortSite(site) }
+
+// sameSite reports whether two sites are the same file and line, wherever the checkout is. An
+// exported trace records its sites relative to its module (ExportTest), so a relative site is
+// also the same as an absolute one that ends in it.
+func sameSite(a, b string) bool {
+	return ShortSite(a) == ShortSite(b) || endsIn(a, b) || endsIn(b, a)
 }
 
-// sameSite reports whether two sites are the same file and line, wherever the checkout is.
-func sameSite(a, b string) bool { return ShortSite(a) == ShortSite(b) }
+// endsIn reports whether site is absolute and ends in the relative site rel.
+func endsIn(site, rel string) bool {
+	return rel != "" && !strings.HasPrefix(rel, "/") && strings.HasSuffix(site, "/"+rel)
+}
 
 // storedLeaves folds the trace's changes up to step n into its initial state: the state the trace
 // stored there, by path. It returns nil when the trace has no stored state.

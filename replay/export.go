@@ -20,17 +20,20 @@ import (
 // cmctest.Replay: it fails unless every step reaches the stored state again and the trace ends in
 // its violation. importPath is the package that registers t's model (t.Model must be the name it
 // registers): an external test package (pkgName ending in _test) imports it for its side effect;
-// a test in that package itself does not need to.
+// a test in that package itself does not need to. The trace's sites are written relative to root
+// (the module's directory; engine.RelSite), so the file names no directory of this machine and
+// reads the same from every checkout.
 //
 // As generated, the test asserts the bug is still there. The file's comment tells the user what
 // to do once it is fixed: change cmctest.Reproduces to cmctest.Fixed (the test then fails if the
 // violation comes back along this trace) or delete the test. A trace that ends in a hang or a
 // crash is the exception: its test asserts cmctest.Fixed from the start, so it fails while the
 // bug is there, because a test that passes only by waiting for a deadline slows every run.
-func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
+func ExportTest(t *engine.Trace, pkgName, importPath, root string) ([]byte, error) {
 	if !isIdent(pkgName) {
 		return nil, fmt.Errorf("export test: %q is not a package name", pkgName)
 	}
+	t = relativeSites(t, root)
 	js, err := TraceJSON(t)
 	if err != nil {
 		return nil, fmt.Errorf("export test: %w", err)
@@ -77,6 +80,26 @@ func ExportTest(t *engine.Trace, pkgName, importPath string) ([]byte, error) {
 		return nil, fmt.Errorf("export test: generated code does not format: %w", err)
 	}
 	return src, nil
+}
+
+// relativeSites returns a copy of t with every site relative to root.
+func relativeSites(t *engine.Trace, root string) *engine.Trace {
+	c := *t
+	c.Steps = slices.Clone(t.Steps)
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		st.Site = engine.RelSite(st.Site, root)
+		st.Choices = slices.Clone(st.Choices)
+		for j := range st.Choices {
+			st.Choices[j].Site = engine.RelSite(st.Choices[j].Site, root)
+		}
+	}
+	if t.Violation != nil {
+		v := *t.Violation
+		v.Site = engine.RelSite(v.Site, root)
+		c.Violation = &v
+	}
+	return &c
 }
 
 // hangOrCrash reports whether v is a step that hung or killed the process: such a step runs

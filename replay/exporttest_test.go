@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -33,11 +34,15 @@ func relayTrace(t *testing.T) *engine.Trace {
 }
 
 // The exported file parses, imports what it must, calls cmctest.Replay with the model, and embeds
-// the trace exactly.
+// the trace exactly, its sites relative to the module: no absolute path of this machine.
 func TestExportTest(t *testing.T) {
 	tr := relayTrace(t)
 	tr.Params = map[string]string{"x": "1"} // shows in the call; relay ignores it below
-	src, err := replay.ExportTest(tr, "relay_test", "github.com/cmc-go/cmc/replay")
+	module, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := replay.ExportTest(tr, "relay_test", "github.com/cmc-go/cmc/replay", module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +81,17 @@ func TestExportTest(t *testing.T) {
 			t.Errorf("the file lacks %q:\n%s", s, src)
 		}
 	}
+	if strings.Contains(string(src), module) || strings.Contains(string(src), `"site":"/`) {
+		t.Errorf("the file names an absolute path (the module is %s):\n%s", module, src)
+	}
 	var back engine.Trace
 	if err := json.Unmarshal([]byte(constValue), &back); err != nil {
 		t.Fatalf("embedded trace: %v", err)
 	}
-	js1, _ := json.Marshal(tr)
+	if got := back.Steps[0].Choices[0].Site; !strings.HasPrefix(got, "replay/") {
+		t.Errorf("the first Choose's site is %q, want it relative to the module (replay/...)", got)
+	}
+	js1, _ := json.Marshal(relativeTo(tr, module)) // what ExportTest writes: the same trace, its sites relative
 	js2, _ := json.Marshal(&back)
 	if string(js1) != string(js2) {
 		t.Errorf("the embedded trace differs:\n%s\n%s", js1, js2)
@@ -90,13 +101,39 @@ func TestExportTest(t *testing.T) {
 	}
 }
 
-// cmctest.Replay passes and fails as the exported test's comment says.
-func TestCmctestReplay(t *testing.T) {
-	tr := relayTrace(t)
-	js, err := replay.TraceJSON(tr)
-	if err != nil {
-		t.Fatal(err)
+// relativeTo makes tr's sites relative to root, as ExportTest writes them.
+func relativeTo(tr *engine.Trace, root string) *engine.Trace {
+	for i := range tr.Steps {
+		st := &tr.Steps[i]
+		st.Site = engine.RelSite(st.Site, root)
+		for j := range st.Choices {
+			st.Choices[j].Site = engine.RelSite(st.Choices[j].Site, root)
+		}
 	}
+	return tr
+}
+
+// cmctest.Replay passes and fails as the exported test's comment says, with the trace's sites
+// as recorded and as exported (relative to the module).
+func TestCmctestReplay(t *testing.T) {
+	for _, root := range []string{"", ".."} {
+		tr := relayTrace(t)
+		if root != "" {
+			abs, err := filepath.Abs(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr = relativeTo(tr, abs)
+		}
+		js, err := replay.TraceJSON(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmctestReplay(t, js)
+	}
+}
+
+func cmctestReplay(t *testing.T, js []byte) {
 	for _, c := range []struct {
 		want  cmctest.Want
 		model string

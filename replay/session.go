@@ -225,12 +225,13 @@ type ChoicePoint struct {
 	Value int    `json:"value"`
 	N     int    `json:"n"`
 	Site  string `json:"site"`
+	Label string `json:"label,omitempty"` // what the value means (cmc.ChooseOf)
 }
 
 func choicePoints(st *engine.Step) []ChoicePoint {
 	out := make([]ChoicePoint, len(st.Choices))
 	for i, c := range st.Choices {
-		out[i] = ChoicePoint{Index: i + 1, Value: c.Value, N: c.N, Site: c.Site}
+		out[i] = ChoicePoint{Index: i + 1, Value: c.Value, N: c.N, Site: c.Site, Label: c.Label}
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 // with no count: it ends where the items end. The layouts:
 //
 //	choices:  value (zigzag varint) n (zigzag varint) site (ref)         per Choose call
+//	labels:   label (ref)                      per Choose call; NULL when no call has a label
 //	notes:    kind from to msg (refs)                                    per note
 //	changes:  path<<2|k (uvarint), then by k:                            per change
 //	          0 added: new   1 changed: old new   2 removed: old   3 other: kind old new
@@ -115,6 +116,19 @@ func appendChoices(b []byte, d *dict, cs []engine.Choice) []byte {
 		b = binary.AppendVarint(b, int64(c.Value))
 		b = binary.AppendVarint(b, int64(c.N))
 		b = binary.AppendUvarint(b, d.ref(c.Site))
+	}
+	return b
+}
+
+// appendLabels writes the choices' labels, or nothing when none has one (most steps).
+func appendLabels(b []byte, d *dict, cs []engine.Choice) []byte {
+	for _, c := range cs {
+		if c.Label != "" {
+			for _, c := range cs {
+				b = binary.AppendUvarint(b, d.ref(c.Label))
+			}
+			return b
+		}
 	}
 	return b
 }
@@ -231,6 +245,25 @@ func decodeChoices(b []byte, strs []string) ([]engine.Choice, error) {
 		return nil, r.err
 	}
 	return out, nil
+}
+
+// decodeLabels sets the labels of cs from a labels blob: one per choice, or none.
+func decodeLabels(b []byte, strs []string, cs []engine.Choice) error {
+	if len(b) == 0 {
+		return nil
+	}
+	r := reader{b: b, strs: strs}
+	i := 0
+	for ; r.more(); i++ {
+		if i == len(cs) {
+			return fmt.Errorf("%w: more labels than the %d choices", errCorrupt, len(cs))
+		}
+		cs[i].Label = r.str()
+	}
+	if r.err == nil && i != len(cs) {
+		return fmt.Errorf("%w: %d labels for %d choices", errCorrupt, i, len(cs))
+	}
+	return r.err
 }
 
 func decodeNotes(b []byte, strs []string) ([]engine.Note, error) {

@@ -57,14 +57,16 @@ func FuzzDecodeStrings(f *testing.F) {
 	})
 }
 
-// FuzzDecodeSteps: choices, notes and leaves blobs decode or fail.
+// FuzzDecodeSteps: choices, labels, notes and leaves blobs decode or fail.
 func FuzzDecodeSteps(f *testing.F) {
 	d := newDict()
 	st := richTrace().Steps[0]
-	f.Add(appendChoices(nil, d, st.Choices), appendNotes(nil, d, st.Notes), appendLeaves(nil, d, richTrace().Init))
+	f.Add(appendChoices(nil, d, st.Choices), appendLabels(nil, d, st.Choices), appendNotes(nil, d, st.Notes), appendLeaves(nil, d, richTrace().Init))
 	strs := d.strs
-	f.Fuzz(func(t *testing.T, choices, notes, leaves []byte) {
-		decodeChoices(choices, strs)
+	f.Fuzz(func(t *testing.T, choices, labels, notes, leaves []byte) {
+		if cs, err := decodeChoices(choices, strs); err == nil {
+			decodeLabels(labels, strs, cs)
+		}
 		decodeNotes(notes, strs)
 		decodeLeaves(leaves, strs)
 	})

@@ -87,6 +87,8 @@ CREATE INDEX bookmarks_by_trace ON bookmarks(trace_id);
 ALTER TABLE traces ADD COLUMN derivation TEXT NOT NULL DEFAULT '';`,
 	// 4: a trace's processes, as recorded (before, they were the roots not in env).
 	`ALTER TABLE traces ADD COLUMN procs TEXT`,
+	// 5: what each Choose value of a step means (cmc.ChooseOf), encoded as in codec.go.
+	`ALTER TABLE steps ADD COLUMN labels BLOB`,
 }
 
 // SchemaVersion is the schema this code writes.

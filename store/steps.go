@@ -70,7 +70,7 @@ func (s *Store) Steps(id int64, from, to int) ([]engine.Step, error) {
 	if from < 1 || to > h.length {
 		return nil, fmt.Errorf("store: steps %d to %d of trace %d: %w (it has steps 1 to %d)", from, to, id, ErrNotFound, h.length)
 	}
-	rows, err := s.db.Query(`SELECT n, proc, event, hash, site, choices, notes, changes FROM steps
+	rows, err := s.db.Query(`SELECT n, proc, event, hash, site, choices, labels, notes, changes FROM steps
 		WHERE trace_id = ? AND n BETWEEN ? AND ? ORDER BY n`, id, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("store: steps of trace %d: %w", id, err)
@@ -81,10 +81,10 @@ func (s *Store) Steps(id int64, from, to int) ([]engine.Step, error) {
 		var n int
 		var hash int64
 		var site uint64
-		var choices, notes, changes []byte
+		var choices, labels, notes, changes []byte
 		out = append(out, engine.Step{})
 		step := &out[len(out)-1]
-		if err := rows.Scan(&n, &step.Proc, &step.Event, &hash, &site, &choices, &notes, &changes); err != nil {
+		if err := rows.Scan(&n, &step.Proc, &step.Event, &hash, &site, &choices, &labels, &notes, &changes); err != nil {
 			return nil, fmt.Errorf("store: step %d of trace %d: %w", from+len(out)-1, id, err)
 		}
 		if want := from + len(out) - 1; n != want {
@@ -95,6 +95,9 @@ func (s *Store) Steps(id int64, from, to int) ([]engine.Step, error) {
 		step.Site = r.lookup(site)
 		if r.err == nil {
 			step.Choices, r.err = decodeChoices(choices, h.strs)
+		}
+		if r.err == nil {
+			r.err = decodeLabels(labels, h.strs, step.Choices)
 		}
 		if r.err == nil {
 			step.Notes, r.err = decodeNotes(notes, h.strs)

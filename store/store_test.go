@@ -34,7 +34,7 @@ func richTrace() *engine.Trace {
 	}
 	t.Steps = append(t.Steps, engine.Step{
 		Proc: "A", Event: "timeout", Hash: 1, Site: "/src/aodv/timers.go:12",
-		Choices: []engine.Choice{{Value: 0, N: 2, Site: "/src/aodv/rreq.go:40"}, {Value: -7, N: 1 << 40, Site: ""}},
+		Choices: []engine.Choice{{Value: 0, N: 2, Site: "/src/aodv/rreq.go:40", Label: "deliver RREP C→A"}, {Value: -7, N: 1 << 40, Site: ""}},
 		Notes:   []engine.Note{{Kind: "send", From: "A", To: "B", Msg: "RREQ{orig=A dest=D seq=2}"}, {Kind: "tick"}},
 		Changes: []canon.Change{
 			{Path: "A.seq", Kind: "changed", Old: "1", New: "2"},

@@ -133,26 +133,26 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 const stepsPerInsert = 64
 
 func insertSteps(tx *sql.Tx, id int64, steps []encodedStep) error {
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	full := "INSERT INTO steps (trace_id, n, proc, event, hash, site, choices, notes, changes) VALUES " +
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	full := "INSERT INTO steps (trace_id, n, proc, event, hash, site, choices, labels, notes, changes) VALUES " +
 		strings.Repeat(row+", ", stepsPerInsert-1) + row
 	stmt, err := tx.Prepare(full)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	args := make([]any, 0, 9*stepsPerInsert)
+	args := make([]any, 0, 10*stepsPerInsert)
 	for start := 0; start < len(steps); start += stepsPerInsert {
 		chunk := steps[start:min(start+stepsPerInsert, len(steps))]
 		args = args[:0]
 		for i, st := range chunk {
 			args = append(args, id, start+i+1, st.proc, st.event, st.hash, st.site,
-				orNull(st.choices), orNull(st.notes), orNull(st.changes))
+				orNull(st.choices), orNull(st.labels), orNull(st.notes), orNull(st.changes))
 		}
 		if len(chunk) == stepsPerInsert {
 			_, err = stmt.Exec(args...)
 		} else {
-			_, err = tx.Exec("INSERT INTO steps (trace_id, n, proc, event, hash, site, choices, notes, changes) VALUES "+
+			_, err = tx.Exec("INSERT INTO steps (trace_id, n, proc, event, hash, site, choices, labels, notes, changes) VALUES "+
 				strings.Repeat(row+", ", len(chunk)-1)+row, args...)
 		}
 		if err != nil {
@@ -169,10 +169,10 @@ type encodedTrace struct {
 }
 
 type encodedStep struct {
-	proc, event             string
-	hash                    int64
-	site                    uint64
-	choices, notes, changes []byte
+	proc, event                     string
+	hash                            int64
+	site                            uint64
+	choices, labels, notes, changes []byte
 }
 
 type checkpoint struct {
@@ -198,6 +198,9 @@ func encodeTrace(t *engine.Trace) encodedTrace {
 		start := len(arena)
 		arena = appendChoices(arena, d, st.Choices)
 		e.choices = arena[start:len(arena):len(arena)]
+		start = len(arena)
+		arena = appendLabels(arena, d, st.Choices)
+		e.labels = arena[start:len(arena):len(arena)]
 		start = len(arena)
 		arena = appendNotes(arena, d, st.Notes)
 		e.notes = arena[start:len(arena):len(arena)]

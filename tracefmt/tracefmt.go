@@ -22,6 +22,7 @@ const maxPathWidth = 40
 //	0  initial state: 57 values
 //	1  B  timeout  timers.go:180
 //	     choose 1/2 @ router.go:112
+//	     choose 0/3: deliver RREP C→A @ air.go:146
 //	     send A->B RREQ{orig=A dest=D seq=2}
 //	     ~ B.routes[D].seq   3 -> 4
 //	     + B.routes[D].hops  2
@@ -47,6 +48,9 @@ func Write(w io.Writer, t *engine.Trace) error {
 		p.printf("%s\n", strings.TrimRight(head, " "))
 		for _, c := range st.Choices {
 			p.printf("%schoose %d/%d", indent, c.Value, c.N)
+			if c.Label != "" {
+				p.printf(": %s", c.Label)
+			}
 			if c.Site != "" {
 				p.printf(" @ %s", Base(c.Site))
 			}

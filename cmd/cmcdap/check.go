@@ -235,11 +235,12 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 // is stored, so a store that fails loses nothing the user has not seen.
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Elapsed: elapsed}, res)
+	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
 	for _, t := range res.Violations {
 		v := t.Violation
 		line := tracefmt.Violation(v)
 		if v.Site != "" {
-			line += " (" + v.Site + ")"
+			line += " (" + engine.RelSite(v.Site, wd) + ")"
 		}
 		fmt.Fprintf(w, "\nviolation: %s\n", line)
 		tracefmt.Write(w, t)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
 )
 
@@ -108,5 +111,28 @@ func TestCheckReadable(t *testing.T) {
 	code, out, errs = runCheckArgs(t, "Counter", map[string]string{"n": "5"}, service.RunSettings{Search: "random", Steps: 100, Keep: true, Seed: 1}, false, "./testdata/noprocs")
 	if code != 0 || !strings.Contains(out, "random walk of 5 steps stored as trace 1") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestFindingsNameNoAbsolutePath: a check's findings show sites relative to the working
+// directory (or as directory and file outside it) and what each labelled Choose chose.
+func TestFindingsNameNoAbsolutePath(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(wd, "testdata", "walk", "walk.go")
+	tr := &engine.Trace{Model: "Walk", Steps: []engine.Step{{Proc: "p", Event: "step", Site: site + ":20",
+		Choices: []engine.Choice{{Value: 1, N: 2, Site: site + ":21", Label: "b moves"}}}},
+		Violation: engine.NewViolation("assertion", "", "a and b are both 3", site+":30")}
+	var out bytes.Buffer
+	writeFindings(&out, &service.Check{Model: "Walk"}, "example.com/walk", &engine.Result{Violations: []*engine.Trace{tr}}, time.Second)
+	for _, want := range []string{"violation: assertion: a and b are both 3 (testdata/walk/walk.go:30)", "choose 1/2: b moves @ walk.go:21"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), wd) {
+		t.Errorf("output names the absolute path %s:\n%s", wd, out.String())
 	}
 }

@@ -130,7 +130,7 @@ func exportTest(ctx context.Context, f *replayFlags, id int64, out string, stdou
 	if t.Violation == nil {
 		return fmt.Errorf("%s has no violation to assert: export a trace that ends in one", what)
 	}
-	src, err := replay.ExportTest(t, pkg.Name+"_test", pkg.ImportPath)
+	src, err := replay.ExportTest(t, pkg.Name+"_test", pkg.ImportPath, pkg.Module)
 	if err != nil {
 		return err
 	}

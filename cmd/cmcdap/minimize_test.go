@@ -90,6 +90,19 @@ func TestMinimizeAndExport(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "wrote "+file+": go test ") {
 		t.Errorf("export-test said %q", out.String())
 	}
+	// The exported test names no absolute path: its sites (the trace was checked in testdata/walk)
+	// are relative to the module.
+	exported, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	module, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(exported), module) || !strings.Contains(string(exported), `"site":"cmd/cmcdap/testdata/walk/walk.go:`) {
+		t.Errorf("the exported test names an absolute path, or not its sites relative to the module %s:\n%s", module, exported)
+	}
 	if err := exportTest(ctx, rf, 2, file, &out); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("exporting over an existing file: %v; want a refusal", err)
 	}

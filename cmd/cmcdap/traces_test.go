@@ -32,7 +32,7 @@ func tracesDB(t *testing.T) (path string, loop *engine.Trace) {
 		Init: []canon.Leaf{{Path: "B.routes[D].seq", Value: "3"}, {Path: "B.seq", Value: "1"}},
 		Steps: []engine.Step{{
 			Proc: "B", Event: "recvRERR", Site: "/home/dev/aodv/rerr.go:57", Hash: 8,
-			Choices: []engine.Choice{{Value: 1, N: 2, Site: "/home/dev/cmc/env/net.go:93"}},
+			Choices: []engine.Choice{{Value: 1, N: 2, Site: "/home/dev/cmc/env/net.go:93", Label: "deliver RERR C→B"}},
 			Notes:   []engine.Note{{Kind: "deliver", From: "C", To: "B", Msg: "RERR{dest=D seq=2}"}},
 			Changes: []canon.Change{{Path: "B.routes[D].seq", Kind: "changed", Old: "3", New: "2"},
 				{Path: "B.routes[D].valid", Kind: "added", New: "false"}},
@@ -89,7 +89,7 @@ found 2 times (signature invariant:noloop), first as trace 1
 
 0  initial state: 2 values
 1  B  recvRERR  rerr.go:57
-     choose 1/2 @ net.go:93
+     choose 1/2: deliver RERR C→B @ net.go:93
      deliver C->B RERR{dest=D seq=2}
      ~ B.routes[D].seq    3 -> 2
      + B.routes[D].valid  false
@@ -97,6 +97,9 @@ found 2 times (signature invariant:noloop), first as trace 1
 	code, out, errs := runCmd(traceShowCommand, "-db", path, "2")
 	if code != 0 || errs != "" || out != want {
 		t.Errorf("trace show: code %d, stderr %q, output\n%s\nwant\n%s", code, errs, out, want)
+	}
+	if strings.Contains(out, "/home/dev") {
+		t.Errorf("trace show names a recorded absolute path:\n%s", out)
 	}
 
 	code, out, _ = runCmd(traceShowCommand, "2", "-json", "-db", path) // flags after the id too

@@ -143,7 +143,11 @@ func (a *Air) Receive(to NodeID, mayLose bool) (p Packet, ok bool) {
 	}
 	i := mine[0]
 	if len(mine) > 1 {
-		i = mine[cmc.Choose(len(mine))]
+		verb := "deliver" // or, when it may be lost, the next choice says which
+		if mayLose {
+			verb = "take"
+		}
+		i = cmc.ChooseOf(mine, func(i int) string { return arrival(verb, a.Pending[i], to) })
 	}
 	p = a.Pending[i]
 	a.Pending = slices.Delete(a.Pending, i, i+1)
@@ -156,7 +160,7 @@ func (a *Air) Receive(to NodeID, mayLose bool) (p Packet, ok bool) {
 			note("lose", p.From, n, p.Msg, "")
 		}
 	}
-	if mayLose && cmc.Choose(2) == 1 {
+	if mayLose && cmc.ChooseOf(noYes, func(lost bool) string { return arrival(lossVerb(lost), p, to) }) {
 		note("lose", p.From, to, p.Msg, "")
 		missed()
 		return p, false
@@ -164,7 +168,7 @@ func (a *Air) Receive(to NodeID, mayLose bool) (p Packet, ok bool) {
 	note("deliver", p.From, to, p.Msg, "")
 	if len(rest) > 0 {
 		heard := len(a.Nodes) - 1 - len(rest)
-		if heard < a.Hear && cmc.Choose(2) == 1 {
+		if heard < a.Hear && cmc.ChooseOf(noYes, func(stays bool) string { return staying(stays, p, rest) }) {
 			m := p.Msg
 			m.Unreachable = slices.Clone(m.Unreachable) // the receiver got p.Msg
 			a.Pending = append(a.Pending, Packet{From: p.From, To: Everyone, Hear: rest, Msg: m})
@@ -173,6 +177,31 @@ func (a *Air) Receive(to NodeID, mayLose bool) (p Packet, ok bool) {
 		}
 	}
 	return p, true
+}
+
+// noYes are the two answers of a yes-or-no choice, in the order of Choose(2) == 1.
+var noYes = []bool{false, true}
+
+// arrival names a choice of what happens to packet p at node to, as the debugger shows it:
+// "deliver RREP C→A". The labels are made only when a trace is recorded (cmc.ChooseOf).
+func arrival(verb string, p Packet, to NodeID) string {
+	return fmt.Sprintf("%s %v %s→%s", verb, p.Msg.Type, p.From, to)
+}
+
+func lossVerb(lost bool) string {
+	if lost {
+		return "lose"
+	}
+	return "deliver"
+}
+
+// staying names the choice whether a broadcast stays in the air for the neighbours that have
+// not heard it.
+func staying(stays bool, p Packet, rest []NodeID) string {
+	if stays {
+		return fmt.Sprintf("%v %s→* stays in the air for %v", p.Msg.Type, p.From, rest)
+	}
+	return fmt.Sprintf("%v %s→* heard by no one else", p.Msg.Type, p.From)
 }
 
 // note records a network event for the trace and the sequence chart.

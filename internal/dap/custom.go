@@ -288,11 +288,12 @@ func (s *Session) cmcDiff(a stepArgs) (diffBody, error) {
 type choiceHint struct {
 	Step   int    `json:"step"`
 	Choice int    `json:"choice"` // 1-based, as engine.Cursor numbers Choose calls
-	Site   string `json:"site"`
-	File   string `json:"file"`
+	Site   string `json:"site"`   // for people: relative to the workspace, never absolute
+	File   string `json:"file"`   // the editor's path, to match documents by
 	Line   int    `json:"line"`
 	Value  int    `json:"value"`
 	N      int    `json:"n"`
+	Label  string `json:"label,omitempty"` // what the value means (cmc.ChooseOf)
 }
 
 type choicesBody struct {
@@ -318,7 +319,8 @@ func (s *Session) cmcChoices(struct{}) (choicesBody, error) {
 		}
 		for i := len(cs) - 1; i >= 0 && len(out) < maxChoiceHints; i-- {
 			at, _ := s.sourceLine(cs[i].Site) // split and resolved to the editor's path: the extension compares strings
-			out = append(out, choiceHint{Step: n, Choice: i + 1, Site: cs[i].Site, File: at.File, Line: at.Line, Value: cs[i].Value, N: cs[i].N})
+			out = append(out, choiceHint{Step: n, Choice: i + 1, Site: s.siteText(cs[i].Site), File: at.File, Line: at.Line,
+				Value: cs[i].Value, N: cs[i].N, Label: cs[i].Label})
 		}
 	}
 	for n := 1; n < s.pos.Step; n++ {

@@ -173,7 +173,7 @@ func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
 		},
 	}
 	if v.Site != "" {
-		r.Body.Details.StackTrace = "at " + v.Site
+		r.Body.Details.StackTrace = "at " + s.siteText(v.Site)
 	}
 	s.send(r)
 }

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,9 @@ type sourceFiles struct {
 	sent  []string          // cleaned paths the client sent, first seen first
 	roots []launchRoot      // directories files are looked for in
 	memo  map[string]string // recorded file -> editor path
+	// workspace is what sites shown as text are relative to: the launch's cwd, else the module
+	// root, else the package's directory.
+	workspace string
 }
 
 // A launchRoot is a directory of the launch and the path elements a file under it must share
@@ -87,6 +91,7 @@ const minTail = 2
 // setRoots sets the launch's directories: cwd, and the package's directory and module root
 // when the launch built one.
 func (f *sourceFiles) setRoots(cwd, pkgDir, module string) {
+	f.workspace = cmp.Or(cwd, module, pkgDir)
 	f.roots = f.roots[:0]
 	if pkgDir != "" {
 		f.roots = append(f.roots, launchRoot{pkgDir, 1})
@@ -210,6 +215,15 @@ func (s *Session) siteKind(path string, line int) siteKind {
 func (s *Session) atLine(site, path string, line int) bool {
 	at, ok := engine.ParseSite(site)
 	return ok && at.Line == line && s.files.editorPath(at.File) == filepath.Clean(path)
+}
+
+// siteText is a recorded site as the user reads it: the editor's file, relative to the workspace
+// (engine.RelSite), never an absolute path. Source.path fields keep the editor's absolute path.
+func (s *Session) siteText(site string) string {
+	if at, ok := s.sourceLine(site); ok {
+		site = at.String()
+	}
+	return engine.RelSite(site, s.files.workspace)
 }
 
 // sourceLine is a recorded site as the editor names it.

@@ -117,6 +117,9 @@ func (s *Session) frame(p engine.Cursor) dap.StackFrame {
 	if c := s.tr.t.Call(p); c != nil {
 		site = c.Site
 		f.Name += fmt.Sprintf(" › Choose(%d) = %d", c.N, c.Value)
+		if c.Label != "" {
+			f.Name += ": " + c.Label
+		}
 	}
 	if at, ok := s.sourceLine(site); ok {
 		f.Source = &dap.Source{Name: filepath.Base(at.File), Path: at.File}

@@ -120,10 +120,14 @@ func (s *Session) choiceVars(p engine.Cursor) []dap.Variable {
 		if at, ok := engine.ParseSite(c.Site); ok {
 			name += fmt.Sprintf(" %s:%d", filepath.Base(at.File), at.Line)
 		}
+		value := strconv.Itoa(c.Value)
+		if c.Label != "" {
+			value += ": " + c.Label
+		}
 		out[i] = dap.Variable{
 			Name:  name,
-			Value: strconv.Itoa(c.Value),
-			Type:  fmt.Sprintf("Choose(%d) at %s", c.N, c.Site),
+			Value: value,
+			Type:  fmt.Sprintf("Choose(%d) at %s", c.N, s.siteText(c.Site)),
 		}
 	}
 	return out

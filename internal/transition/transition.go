@@ -1,4 +1,4 @@
-// Package transition connects the checked code's calls (cmc.Choose, cmc.Assert, cmc.Note) to the engine
+// Package transition connects the checked code's calls (cmc.Choose, cmc.ChooseOf, cmc.Assert, cmc.Note) to the engine
 // running the current transition. It exists so the public API package need not import the engine.
 //
 // One transition runs at a time in a process: the engine holds Lock while it runs user code, so the
@@ -16,6 +16,8 @@ type Context interface {
 	Choose(n int, pc uintptr) int
 	// Noting reports whether notes are being recorded (replay) or dropped (search).
 	Noting() bool
+	// Label names the value the last Choose returned, for traces; called only while Noting.
+	Label(label string)
 	// Note records a fact about the current step for traces and views; it is not state.
 	Note(n Note)
 }

@@ -5,15 +5,29 @@
 import type { ChoiceHint } from './protocol.gen';
 
 /**
- * One Choose call of the trace: in which step, where, the value and of how many. cmcdap sends
- * the site's file already resolved to this editor's path (internal/dap/sites.go decides which
- * local file a recorded one is, and verifies breakpoints by the same decision), so a document is
- * the site's file exactly when the paths are equal; line is 1-based.
+ * One Choose call of the trace: in which step, where, the value and of how many, and what the
+ * value means when the model said (cmc.ChooseOf). cmcdap sends the site's file already resolved
+ * to this editor's path (internal/dap/sites.go decides which local file a recorded one is, and
+ * verifies breakpoints by the same decision), so a document is the site's file exactly when the
+ * paths are equal; line is 1-based. site is for people: relative to the workspace.
  */
 export type Choice = Omit<ChoiceHint, 'choice'>;
 
-export function valueText(c: Pick<Choice, 'value' | 'n'>): string {
-  return `${c.value} of ${c.n}`;
+/** "0 of 2", or with the model's label "0 of 2: deliver RREP C→A" (engine.Choice.String). */
+export function valueText(c: Pick<Choice, 'value' | 'n' | 'label'>): string {
+  return c.label ? `${c.value} of ${c.n}: ${c.label}` : `${c.value} of ${c.n}`;
+}
+
+/**
+ * The longest inline text, in characters: the editor does not wrap text after a line's end, so
+ * a longer one would run past a default-width editor and be cut. The hover has it all.
+ */
+export const maxInline = 60;
+
+/** text shortened to max characters, ending in an ellipsis when it was longer. */
+export function clip(text: string, max = maxInline): string {
+  const chars = [...text]; // by code point: a label may hold arrows or other non-ASCII
+  return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
 }
 
 /** An inline value: text to show at the end of a 0-based line. */
@@ -22,7 +36,10 @@ export interface InlineChoice {
   text: string;
 }
 
-/** The inline values for one document at one step: one per line, calls on a line joined in order. */
+/**
+ * The inline values for one document at one step: one per line, calls on a line joined in order,
+ * at most maxInline characters (the hover on the line shows every label whole).
+ */
 export function inlineChoices(choices: readonly Choice[], step: number, docPath: string): InlineChoice[] {
   const byLine = new Map<number, string[]>();
   for (const c of choices) {
@@ -33,7 +50,7 @@ export function inlineChoices(choices: readonly Choice[], step: number, docPath:
     vals.push(valueText(c));
     byLine.set(line, vals);
   }
-  return [...byLine.entries()].sort((x, y) => x[0] - y[0]).map(([line, vals]) => ({ line, text: `Choose → ${vals.join(', ')}` }));
+  return [...byLine.entries()].sort((x, y) => x[0] - y[0]).map(([line, vals]) => ({ line, text: clip(`Choose → ${vals.join(', ')}`) }));
 }
 
 /** At most this many rows in a hover; older calls are summarised in one line. */
@@ -55,10 +72,15 @@ export function hoverMarkdown(choices: readonly Choice[], docPath: string, line:
   const shown = here.slice(-hoverRows);
   if (shown.length < here.length) out.push(`- … ${here.length - shown.length} earlier calls`);
   for (const c of shown) {
-    const text = `step ${c.step}: ${valueText(c)}`;
+    const text = `step ${c.step}: ${escapeMarkdown(valueText(c))}`;
     out.push(c.step === currentStep ? `- **${text}** ← this step` : `- ${text}`);
   }
   return out.join('\n');
+}
+
+/** s with Markdown's inline markup escaped (the text follows "- step N: "): a label is plain text. */
+function escapeMarkdown(s: string): string {
+  return s.replace(/[\\`*_[\]<>~]/g, (ch) => `\\${ch}`);
 }
 
 function baseName(p: string): string {
@@ -87,5 +109,6 @@ export function choicesOf(body: unknown): Choice[] {
       n: typeof c.n === 'number' ? c.n : 0,
       file: c.file as string,
       line: c.line as number,
+      ...(typeof c.label === 'string' && c.label !== '' ? { label: c.label } : {}),
     }));
 }

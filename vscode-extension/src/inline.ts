@@ -1,6 +1,8 @@
 // Choose values in the editor. While a cmc session is stopped, each Choose call of the step being
-// looked at shows its value at the end of its line ("Choose → 2 of 3"), and hovering such a line
-// lists every value that call site took along the trace so far.
+// looked at shows its value at the end of its line ("Choose → 2 of 3", or with the model's label
+// "Choose → 0 of 2: deliver RREP C→A"), and hovering such a line lists every value that call site
+// took along the trace so far. The editor does not wrap text after a line's end, so the inline
+// text is kept to choices.maxInline characters; the hover shows every label whole.
 //
 // VS Code asks an InlineValuesProvider only for the file of the focused stack frame. A step's
 // Choose calls are often in another file (a library's network delivery, say), so the other

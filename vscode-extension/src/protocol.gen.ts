@@ -120,6 +120,7 @@ export interface ChoiceHint {
   line: number;
   value: number;
   n: number;
+  label?: string;
 }
 
 /** canon.Change */

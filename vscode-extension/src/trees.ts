@@ -54,6 +54,15 @@ function steps(n: number): string {
   return n === 1 ? '1 step' : `${n} steps`;
 }
 
+/**
+ * A recorded site as people read it: its directory, file and line (aodv/route.go:88), as
+ * engine.ShortSite writes it; never an absolute path of the machine that checked it.
+ */
+export function shortSite(site: string): string {
+  const parts = site.split(/[\\/]+/);
+  return parts.slice(-2).join('/');
+}
+
 export function traceItem(t: TraceRecord, now: Date): ItemShape {
   const when = ago(t.found, now);
   const derived = t.from ? `${t.how || 'made'} from #${t.from}` : '';
@@ -61,7 +70,7 @@ export function traceItem(t: TraceRecord, now: Date): ItemShape {
   const tip = [`**Trace #${t.id}**: ${t.model}${paramText(t.params)}`, ''];
   if (derived) tip.push(`${derived[0].toUpperCase()}${derived.slice(1)}.`, '');
   if (t.message) tip.push(`${kindText(t)}: ${t.message}`, '');
-  if (t.site) tip.push(`at \`${t.site}\``, '');
+  if (t.site) tip.push(`at \`${shortSite(t.site)}\``, '');
   tip.push(`${steps(t.length)}${t.found ? `, found ${new Date(t.found).toLocaleString()}` : ''}`);
   if (t.seen && t.seen > 1) tip.push('', `found ${t.seen} times`);
   tip.push('', 'Click to open it in the debugger; right-click to minimize it or export it as a Go test.');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Choice, choicesOf, hoverMarkdown, hoverRows, inlineChoices } from '../src/choices';
+import { Choice, choicesOf, clip, hoverMarkdown, hoverRows, inlineChoices, maxInline, valueText } from '../src/choices';
 
 const router = '/w/examples/aodv/router.go';
 const net = '/w/env/network.go';
@@ -63,4 +63,34 @@ test('choices are read from a bare list or a body, bad entries dropped', () => {
   assert.deepEqual(choicesOf([one]), [one]);
   assert.deepEqual(choicesOf({ choices: [one, { step: 'x' }, null, { step: 1, site: 'a.go:1', value: 0, n: 2 }] }), [one]);
   assert.deepEqual(choicesOf(undefined), []);
+});
+
+test('a labelled Choose says what it chose, inline and in the hover', () => {
+  const labelled: Choice[] = [
+    { step: 1, ...at(router, 42), value: 0, n: 2, label: 'deliver RREP C→A' },
+    { step: 2, ...at(router, 42), value: 1, n: 2, label: 'lose *RREQ* A→B' },
+  ];
+  assert.deepEqual(inlineChoices(labelled, 1, router), [{ line: 41, text: 'Choose → 0 of 2: deliver RREP C→A' }]);
+  const md = hoverMarkdown(labelled, router, 41, 2)!;
+  assert.match(md, /^- step 1: 0 of 2: deliver RREP C→A$/m);
+  assert.match(md, /^- \*\*step 2: 1 of 2: lose \\\*RREQ\\\* A→B\*\* ← this step$/m, 'the label is text, not Markdown');
+  assert.equal(valueText({ value: 3, n: 4 }), '3 of 4');
+});
+
+test('an inline value is never longer than the editor shows; the hover has the whole label', () => {
+  const long = 'deliver RREP{dest=D seq=7 hops=3 lifetime=3000} C→A through the longest route there is';
+  const cs: Choice[] = [{ step: 1, ...at(router, 42), value: 0, n: 2, label: long }, { step: 1, ...at(router, 42), value: 1, n: 3 }];
+  const [inline] = inlineChoices(cs, 1, router);
+  assert.equal([...inline.text].length, maxInline);
+  assert.ok(inline.text.startsWith('Choose → 0 of 2: deliver RREP{dest=D') && inline.text.endsWith('…'), inline.text);
+  assert.ok(hoverMarkdown(cs, router, 41, 1)!.includes('lifetime=3000} C→A through the longest route there is'));
+  assert.equal(clip('Choose → 0 of 2'), 'Choose → 0 of 2');
+  assert.equal(clip('abcdef', 4), 'abc…');
+});
+
+test('a hint\'s label is kept; a missing or empty one is no label', () => {
+  const hint = { step: 1, choice: 1, site: 'examples/aodv/air.go:146', file: router, line: 42, value: 0, n: 2 };
+  assert.deepEqual(choicesOf([{ ...hint, label: 'deliver RREP C→A' }])[0].label, 'deliver RREP C→A');
+  assert.equal('label' in choicesOf([{ ...hint, label: '' }])[0], false);
+  assert.equal('label' in choicesOf([hint])[0], false);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, kindText, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
 
 const now = new Date('2025-06-01T12:00:00Z');
 
@@ -25,6 +25,14 @@ test('a trace item shows model, kind, length and when', () => {
   assert.match(item.tooltip, /^\*\*Trace #7\*\*: AODVSpecBug \(nodes=3\)/);
   assert.match(item.tooltip, /invariant NoLoop: routing loop A→B→A/);
   assert.match(item.tooltip, /found 2 times/);
+});
+
+test('a trace item names its site without an absolute path', () => {
+  const item = traceItem({ id: 3, model: 'AODVSpecBug', kind: 'panic', message: 'boom', site: '/home/dev/ws/examples/aodv/rerr.go:57', length: 4 }, now);
+  assert.match(item.tooltip, /at `aodv\/rerr\.go:57`/);
+  assert.doesNotMatch(item.tooltip, /\/home\/dev/);
+  assert.equal(shortSite('C:\\ws\\aodv\\rerr.go:57'), 'aodv/rerr.go:57');
+  assert.equal(shortSite('rerr.go:57'), 'rerr.go:57');
 });
 
 test('a minimized trace says which it was made from', () => {

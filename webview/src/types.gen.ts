@@ -138,6 +138,7 @@ export interface Choice {
   value: number;
   n: number;
   site: string;
+  label?: string;
 }
 
 /** transition.Note */
