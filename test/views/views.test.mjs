@@ -52,6 +52,7 @@ describe("standalone views", () => {
     const arrows = await page.locator("svg.chart g.arrow").evaluateAll((els) =>
       els.map((e) => `${e.getAttribute("class")} ${e.dataset.send}->${e.dataset.recv}`));
     assert.deepEqual(arrows, ["arrow delivered 1->3", "arrow lost 1->2", "arrow delivered 3->4", "arrow delivered dup 3->5"]);
+    assert.deepEqual((await v.chartOverlaps(page)).overlaps, [], "no two texts of the chart overlap");
     assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "4");
     assert.match(await page.locator("header .pos").innerText(), /step 4 of 5/);
     await page.screenshot({ path: v.out("tour-step4.png") });
@@ -229,6 +230,7 @@ describe("an AODV trace", () => {
     const kinds = await page.locator("svg.chart g.arrow").evaluateAll((els) => els.map((e) => e.getAttribute("class")));
     assert.ok(kinds.some((k) => k.includes("lost")) && kinds.some((k) => k.includes("delivered")), `arrows ${kinds}`);
     assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "20");
+    assert.deepEqual((await v.chartOverlaps(page)).overlaps, [], "no two texts of the chart overlap");
     await page.screenshot({ path: v.out("aodv-step20.png") });
 
     // Clicking step 12 (B's link to C fails) goes there: B invalidates its routes through C.
@@ -259,29 +261,21 @@ describe("at the size of a panel beside the editor", () => {
     await v.rendered(page);
     const chart = await page.evaluate(() => {
       const rect = (e) => { const r = e.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; };
-      const texts = [...document.querySelectorAll("svg.chart text")].map((e) => ({ cls: (e.closest("g")?.getAttribute("class") ?? "") + " " + (e.getAttribute("class") ?? ""), text: e.textContent, ...rect(e) }));
       const lifelines = [...document.querySelectorAll("svg.chart line.lifeline")].map(rect);
-      return { texts, lifelines, box: rect(document.querySelector(".chart-scroll")), width: window.innerWidth };
+      return { lifelines, box: rect(document.querySelector(".chart-scroll")), width: window.innerWidth };
     });
     // All four routers, inside the chart's visible box and the window.
     assert.equal(chart.lifelines.length, 4);
     for (const [i, l] of chart.lifelines.entries()) {
       assert.ok(l.l >= chart.box.l && l.r <= Math.min(chart.box.r, chart.width), `lifeline ${i} at x ${l.l}, outside ${chart.box.l}..${Math.min(chart.box.r, chart.width)}`);
     }
-    // Every text of the chart (step numbers, names, events, marks, message labels), box by box.
-    const labels = chart.texts.filter((t) => t.cls.includes("msg"));
-    assert.ok(labels.length >= 10, `only ${labels.length} message labels: ${labels.map((t) => t.text)}`);
-    const overlaps = [];
-    for (let i = 0; i < chart.texts.length; i++) {
-      for (let j = i + 1; j < chart.texts.length; j++) {
-        const [a, b] = [chart.texts[i], chart.texts[j]];
-        if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) overlaps.push(`${a.text} (${a.cls.trim()}) / ${b.text} (${b.cls.trim()})`);
-      }
-    }
+    // Every text of the chart, box by box.
+    const { overlaps, labels } = await v.chartOverlaps(page);
+    assert.ok(labels.length >= 10, `only ${labels.length} message labels: ${labels}`);
     assert.deepEqual(overlaps, []);
     // A label is the message's kind; its full text is the arrow's tooltip and, for the current
     // step, in the list under the chart.
-    assert.ok(labels.every((t) => /^(dup )?(RREQ|RREP|RERR)$/.test(t.text)), `labels ${labels.map((t) => t.text)}`);
+    assert.ok(labels.every((t) => /^(dup )?(RREQ|RREP|RERR)$/.test(t)), `labels ${labels}`);
     const tips = await page.locator("svg.chart g.arrow > title").allTextContents();
     assert.ok(tips.some((t) => /^RREQ\{id 1 orig C seq 1 dest D .*: sent at step 6, delivered at step 13$/.test(t)), `tooltips ${tips.slice(0, 3)}`);
     assert.match(await page.locator(".chart-list").innerText(), /delivered to B from A RREQ\{id 1 orig C seq 1 dest D[^\n]*\(sent at step 6\)/);

@@ -121,10 +121,13 @@ export class ChartView {
       for (const [line, ms] of byLine) {
         const kinds = [...new Set(ms!.map((m) => m.kind))];
         const text = clip(kinds.map((k) => { const n = ms!.filter((m) => m.kind === k).length; return n > 1 ? `${k} ×${n}` : k; }).join(" "), 14);
-        const mx = x(line) - (line === cs.lifeline ? w / 2 : 0) - 4;
-        labels.take(labels.box(text, MSG_FONT, mx, y(cs.step) + 4, "end"));
+        // Left of the lifeline (or its event), else right of it, else as short as it gets.
+        const half = line === cs.lifeline ? w / 2 : 0;
+        const spots: [string, number, "start" | "end"][] = [[text, x(line) - half - 4, "end"], [text, x(line) + half + 4, "start"], ["•", x(line) - half - 4, "end"]];
+        const [t, mx, anchor] = spots.find(([t, mx, a]) => !labels.hits(labels.box(t, MSG_FONT, mx, y(cs.step) + 4, a))) ?? spots[2];
+        labels.take(labels.box(t, MSG_FONT, mx, y(cs.step) + 4, anchor));
         svg.append(s("g", { class: `mark ${kinds.join(" ")}` },
-          s("text", { x: mx, y: y(cs.step) + 4, "text-anchor": "end" }, text),
+          s("text", { x: mx, y: y(cs.step) + 4, "text-anchor": anchor }, t),
           s("title", {}, ms!.map((m) => `${m.kind}: ${m.text ?? ""}`).join("\n"))));
       }
     }

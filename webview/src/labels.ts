@@ -12,8 +12,10 @@ export interface Box {
 
 const PAD = 1.5; // room kept around each label
 
+const BAND = 32; // px: boxes are kept by the bands of height they cross, to look up few
+
 export class Labels {
-  private taken: Box[] = [];
+  private taken = new Map<number, Box[]>();
   private ctx = document.createElement("canvas").getContext("2d");
 
   constructor(private family: string) {}
@@ -34,10 +36,17 @@ export class Labels {
   }
 
   hits(b: Box): boolean {
-    return this.taken.some((o) => b.l < o.r && o.l < b.r && b.t < o.b && o.t < b.b);
+    for (let i = Math.floor(b.t / BAND); i <= Math.floor(b.b / BAND); i++) {
+      if (this.taken.get(i)?.some((o) => b.l < o.r && o.l < b.r && b.t < o.b && o.t < b.b)) return true;
+    }
+    return false;
   }
 
   take(b: Box) {
-    this.taken.push(b);
+    for (let i = Math.floor(b.t / BAND); i <= Math.floor(b.b / BAND); i++) {
+      const band = this.taken.get(i);
+      if (band) band.push(b);
+      else this.taken.set(i, [b]);
+    }
   }
 }
