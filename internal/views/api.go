@@ -137,7 +137,15 @@ func (s *Server) opHeap(a heapArgs) (HeapView, error) {
 	if err != nil {
 		return HeapView{}, err
 	}
-	v := Heap(g.g, a.Graph)
+	e, err := s.traceStep(a.Trace, a.Step)
+	if err != nil {
+		return HeapView{}, err
+	}
+	var st *engine.Step
+	if a.Step > 0 {
+		st = &e.t.Steps[a.Step-1]
+	}
+	v := Heap(g.g, a.Graph, st)
 	if g.note != "" {
 		v.Note = joinNotes(g.note, v.Note)
 	}

@@ -43,7 +43,7 @@ func BenchmarkHeapAll(b *testing.B) {
 	g := bigGraph()
 	b.ReportMetric(float64(len(g.Objects)), "objects")
 	for b.Loop() {
-		v := Heap(g, GraphOptions{MaxDepth: -1, MaxNodes: -1})
+		v := Heap(g, GraphOptions{MaxDepth: -1, MaxNodes: -1}, nil)
 		if _, err := encode(Reply{Result: v}); err != nil {
 			b.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func BenchmarkHeapAll(b *testing.B) {
 func BenchmarkHeapDefault(b *testing.B) {
 	g := bigGraph()
 	for b.Loop() {
-		v := Heap(g, GraphOptions{})
+		v := Heap(g, GraphOptions{}, nil)
 		if _, err := encode(Reply{Result: v}); err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/engine"
 )
 
 // A HeapView is the heap graph panel's content: the DOT text to lay out, and what the selector
@@ -18,17 +19,29 @@ type HeapView struct {
 	Shown   int      `json:"shown"`
 	Folded  int      `json:"folded"`  // objects in "+k more" nodes
 	Changed int      `json:"changed"` // shown objects the step changed
-	Note    string   `json:"note,omitempty"`
+	// Focus is the object the page opens on (its node is obj-Focus): of the shown objects whose
+	// own fields the step changed, one of the process that took the step if any changed, with
+	// the most changed fields (the first in the state's order on a tie). 0: none changed.
+	Focus int    `json:"focus,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 // DOT renders the part of g that o selects as Graphviz DOT: an object is a table of its fields
 // (scalars inline, references as ports), a reference is an edge labelled with its field, an
 // object the step changed is filled, and each run of folded objects is one "+k more" node. Node
 // ids are stable for the page: an object is obj-ID, a fold under it more-ID.
-func DOT(g *canon.Graph, o GraphOptions) string { return Heap(g, o).DOT }
+func DOT(g *canon.Graph, o GraphOptions) string { return Heap(g, o, nil).DOT }
 
-// Heap is DOT with the numbers around it.
-func Heap(g *canon.Graph, o GraphOptions) HeapView {
+// Heap is DOT with the numbers around it. The rows of fields the step st changed (nil: the
+// initial state) are marked too, each cell with the id chg-OBJ-ROW-n or -v and a tooltip that
+// says how it changed, so the page can find them and bring them into view.
+func Heap(g *canon.Graph, o GraphOptions, st *engine.Step) HeapView {
+	var changes []canon.Change
+	var proc canon.Path
+	if st != nil {
+		changes, proc = st.Changes, canon.Path(st.Proc)
+	}
+	best, bestOwn := 0, false
 	s := selectObjects(g, o)
 	_, _, maxFields := o.limits()
 	v := HeapView{Roots: []string{}, Objects: len(g.Objects)}
@@ -51,7 +64,16 @@ func Heap(g *canon.Graph, o GraphOptions) HeapView {
 		if obj.Changed {
 			v.Changed++
 		}
-		writeObject(&b, s, obj, maxFields)
+		if n := writeObject(&b, s, obj, maxFields, changes); n > 0 {
+			at := obj.Path
+			if obj.Root != "" {
+				at = obj.Root
+			}
+			own := proc != "" && canon.Path(at).Under(proc)
+			if own && !bestOwn || own == bestOwn && n > best {
+				v.Focus, best, bestOwn = obj.ID, n, own
+			}
+		}
 		if k := s.folded[id]; k > 0 {
 			v.Folded += k
 			fmt.Fprintf(&b, "  more%d [id=\"more-%d\", class=\"more\", shape=box, style=\"rounded,dashed\", color=\"#7a869a\", fontcolor=\"#3b4658\", label=\"+%d more\"];\n", id, id, k)
@@ -79,25 +101,31 @@ func Heap(g *canon.Graph, o GraphOptions) HeapView {
 	return v
 }
 
-// writeObject writes one object's node and its edges to shown objects.
-func writeObject(b *strings.Builder, s *selection, obj *canon.Object, maxFields int) {
-	var rows []row
-	flatten(obj.Fields, "", &rows)
+// writeObject writes one object's node and its edges to shown objects, and returns how many of
+// its scalar fields the step changed. Rows past maxFields fold into "… k more fields", except
+// those the step changed.
+func writeObject(b *strings.Builder, s *selection, obj *canon.Object, maxFields int, changes []canon.Change) int {
 	header := obj.Path
 	if obj.Root != "" {
 		header = obj.Root
 	}
+	var rows []row
+	flatten(obj.Fields, "", canon.Path(header), &rows)
 	class, fill := "object", "#e4e9f2"
 	if obj.Changed {
 		class, fill = "object changed", "#ffd36b"
 	}
 	fmt.Fprintf(b, "  o%d [id=\"obj-%d\", class=%q, label=<<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\" COLOR=\"#7a869a\">", obj.ID, obj.ID, class)
 	fmt.Fprintf(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=%q ALIGN=\"LEFT\"><B>%s</B> <FONT POINT-SIZE=\"8\" COLOR=\"#55606e\">%s</FONT></TD></TR>", fill, html(clip(header, 60)), html(clip(shortType(obj.Type), 40)))
+	shown := make([]bool, len(rows))
+	hidden, scalars := 0, 0
 	for i, r := range rows {
-		if i == maxFields {
-			fmt.Fprintf(b, "<TR><TD COLSPAN=\"2\" ALIGN=\"LEFT\"><I>… %d more fields</I></TD></TR>", len(rows)-maxFields)
-			break
+		how := changedHow(r, changes)
+		if i >= maxFields && how == "" {
+			hidden++
+			continue
 		}
+		shown[i] = true
 		port := ""
 		if r.ref != 0 {
 			port = fmt.Sprintf(" PORT=\"p%d\"", i)
@@ -106,7 +134,21 @@ func writeObject(b *strings.Builder, s *selection, obj *canon.Object, maxFields 
 		if r.ref != 0 {
 			val = strings.TrimSpace(val + " →")
 		}
-		fmt.Fprintf(b, "<TR><TD ALIGN=\"LEFT\">%s</TD><TD ALIGN=\"LEFT\"%s>%s</TD></TR>", html(clip(r.name, 40)), port, val)
+		name := html(clipHead(r.name, 40))
+		if how == "" {
+			fmt.Fprintf(b, "<TR><TD ALIGN=\"LEFT\">%s</TD><TD ALIGN=\"LEFT\"%s>%s</TD></TR>", name, port, val)
+			continue
+		}
+		if r.ref == 0 {
+			scalars++
+		}
+		cell := func(part string) string {
+			return fmt.Sprintf(` BGCOLOR="#ffe9a8" ID="chg-%d-%d-%s" TOOLTIP="%s"`, obj.ID, i, part, html(clip(how, 120)))
+		}
+		fmt.Fprintf(b, "<TR><TD ALIGN=\"LEFT\"%s><B>%s</B></TD><TD ALIGN=\"LEFT\"%s%s><B>%s</B></TD></TR>", cell("n"), name, port, cell("v"), val)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(b, "<TR><TD COLSPAN=\"2\" ALIGN=\"LEFT\"><I>… %d more fields</I></TD></TR>", hidden)
 	}
 	b.WriteString("</TABLE>>];\n")
 	for i, r := range rows {
@@ -114,29 +156,53 @@ func writeObject(b *strings.Builder, s *selection, obj *canon.Object, maxFields 
 			continue
 		}
 		from := fmt.Sprintf("o%d", obj.ID)
-		if i < maxFields {
+		if shown[i] {
 			from = fmt.Sprintf("o%d:p%d:e", obj.ID, i)
 		}
 		fmt.Fprintf(b, "  %s -> o%d [label=\"%s\"];\n", from, r.ref, escapeDOT(clip(r.name, 40)))
 	}
+	return scalars
 }
 
 // A row is one line of an object's table.
 type row struct {
 	name, value string
 	ref         int
+	path        canon.Path // the field's path in the state, as changes name it
 }
 
-// flatten lists scalars and references with inline composites spelled out as dotted names.
-func flatten(vals []canon.Value, prefix string, rows *[]row) {
+// flatten lists scalars and references with inline composites spelled out as dotted names; at is
+// the path of the object or composite that holds vals.
+func flatten(vals []canon.Value, prefix string, at canon.Path, rows *[]row) {
 	for _, v := range vals {
 		name := fieldName(prefix, v.Name)
+		p := at.Child(canon.Segment(v.Name))
 		if len(v.Fields) > 0 && v.Ref == 0 {
-			flatten(v.Fields, name, rows)
+			flatten(v.Fields, name, p, rows)
 			continue
 		}
-		*rows = append(*rows, row{name: name, value: v.Scalar, ref: v.Ref})
+		*rows = append(*rows, row{name: name, value: v.Scalar, ref: v.Ref, path: p})
 	}
+}
+
+// changedHow says how the step changed a row's field ("" if it did not): its own value, or (for
+// a reference) something it leads to.
+func changedHow(r row, changes []canon.Change) string {
+	below := 0
+	for _, c := range changes {
+		switch p := canon.Path(c.Path); {
+		case p == r.path && c.Kind == "changed":
+			return fmt.Sprintf("changed at this step: was %s", c.Old)
+		case p == r.path:
+			return c.Kind + " at this step"
+		case p.Under(r.path):
+			below++
+		}
+	}
+	if below > 0 {
+		return fmt.Sprintf("%d changes below at this step", below)
+	}
+	return ""
 }
 
 // html escapes text for a Graphviz HTML-like label, which is XML: markup characters become
@@ -189,6 +255,16 @@ var pkgPath = regexp.MustCompile(`[\w.\-]+(/[\w.\-]+)*/`)
 
 // shortType drops import paths from a type: []env.Packet[model.Msg], not the full module path.
 func shortType(t string) string { return pkgPath.ReplaceAllString(t, "") }
+
+// clipHead shortens s to at most n runes by cutting its start, so a long field name keeps the
+// field at its end: "…RREQ{id 1 orig B}].Hops", not "[A->* [B C D] RREQ{id 1 orig B…".
+func clipHead(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-n+1:])
+}
 
 // clip shortens s to at most n runes, marking the cut.
 func clip(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cmc-go/cmc/canon"
+	"github.com/cmc-go/cmc/engine"
 )
 
 type route struct {
@@ -45,7 +46,7 @@ func nodesOf(dot string) []string {
 func TestDOTWholeSystem(t *testing.T) {
 	g := twoNodes()
 	g.Mark([]canon.Change{{Path: `B.Routes["C"].Hops`, Kind: "changed", Old: "1", New: "2"}})
-	v := Heap(g, GraphOptions{})
+	v := Heap(g, GraphOptions{}, nil)
 	// A, B, A.Routes, B.Routes, A.Routes["B"], B.Routes["A"], B.Routes["C"]: Peer aliases A.
 	if got := strings.Join(nodesOf(v.DOT), " "); got != "o1 o2 o3 o4 o5 o6 o7" {
 		t.Fatalf("nodes %s\n%s", got, v.DOT)
@@ -78,7 +79,7 @@ func TestDOTRootSelector(t *testing.T) {
 	if got := strings.Join(nodesOf(DOT(g, GraphOptions{Root: "B"})), " "); got != "o2 o4 o1 o6 o7 o3 o5" {
 		t.Errorf("root B: %s", got)
 	}
-	if v := Heap(g, GraphOptions{Root: "Z"}); v.Shown != 0 || v.Note == "" {
+	if v := Heap(g, GraphOptions{Root: "Z"}, nil); v.Shown != 0 || v.Note == "" {
 		t.Errorf("unknown root: %+v", v)
 	}
 }
@@ -89,7 +90,7 @@ func TestDOTFilter(t *testing.T) {
 	if got := strings.Join(nodesOf(DOT(g, GraphOptions{Filter: `routes["c"]`})), " "); got != "o2 o4 o7" {
 		t.Errorf("filter: %s", got)
 	}
-	if v := Heap(g, GraphOptions{Filter: "nothing"}); v.Shown != 0 || !strings.Contains(v.Note, "nothing") {
+	if v := Heap(g, GraphOptions{Filter: "nothing"}, nil); v.Shown != 0 || !strings.Contains(v.Note, "nothing") {
 		t.Errorf("filter matching nothing: %+v", v)
 	}
 }
@@ -110,7 +111,7 @@ func chain(n int) *canon.Graph {
 
 func TestDOTCollapse(t *testing.T) {
 	g := chain(10)
-	v := Heap(g, GraphOptions{MaxDepth: 3})
+	v := Heap(g, GraphOptions{MaxDepth: 3}, nil)
 	if got := strings.Join(nodesOf(v.DOT), " "); got != "o1 o2 o3 o4 more4" {
 		t.Fatalf("depth 3: %s", got)
 	}
@@ -163,5 +164,68 @@ func TestEscapes(t *testing.T) {
 	}
 	if got := clip("αβγδε", 3); got != "αβ…" {
 		t.Errorf("clip: %s", got)
+	}
+}
+
+// The fields a step changed are marked row by row, not just their objects: the changed scalar
+// says what it was, and the reference that leads to it says that something below it changed.
+func TestHeapMarksChangedFields(t *testing.T) {
+	g := twoNodes()
+	st := &engine.Step{Proc: "B", Changes: []canon.Change{{Path: `B.Routes["C"].Hops`, Kind: "changed", Old: "1", New: "2"}}}
+	g.Mark(st.Changes)
+	v := Heap(g, GraphOptions{}, st)
+	dot := v.DOT
+	for _, want := range []string{
+		// B.Routes["C"] is o7; Hops is its first row.
+		`<TR><TD ALIGN="LEFT" BGCOLOR="#ffe9a8" ID="chg-7-0-n" TOOLTIP="changed at this step: was 1"><B>Hops</B></TD><TD ALIGN="LEFT" BGCOLOR="#ffe9a8" ID="chg-7-0-v" TOOLTIP="changed at this step: was 1"><B>2</B></TD></TR>`,
+		// B's Routes row and B.Routes' ["C"] row lead there.
+		`ID="chg-2-1-n" TOOLTIP="1 changes below at this step"><B>Routes</B>`,
+		`ID="chg-4-1-n" TOOLTIP="1 changes below at this step"><B>[&quot;C&quot;]</B>`,
+	} {
+		if !strings.Contains(dot, want) {
+			t.Errorf("DOT lacks %s\n%s", want, dot)
+		}
+	}
+	// Nothing else is marked: Next of the same route, A's rows and B.Routes["A"] did not change.
+	if n := strings.Count(dot, `ID="chg-`); n != 6 {
+		t.Errorf("%d marked cells, want 6 (three rows)\n%s", n, dot)
+	}
+	// The page opens on the route whose Hops changed.
+	if v.Focus != 7 {
+		t.Errorf("focus %d, want 7", v.Focus)
+	}
+	// A changed field past the rows shown is shown anyway.
+	if dot := Heap(g, GraphOptions{MaxFields: 1}, st).DOT; !strings.Contains(dot, `ID="chg-4-1-n"`) || !strings.Contains(dot, "… 1 more fields") {
+		t.Errorf("with one row per object, B.Routes lacks its changed row or the fold\n%s", dot)
+	}
+}
+
+// The page opens on the stepping process's changes, even where another process changed more.
+func TestHeapFocusesOnTheStep(t *testing.T) {
+	g := twoNodes()
+	changes := []canon.Change{
+		{Path: `A.Name`, Kind: "changed", Old: `"X"`, New: `"A"`},
+		{Path: `B.Routes["A"].Hops`, Kind: "changed", Old: "2", New: "1"},
+		{Path: `B.Routes["A"].Next`, Kind: "changed", Old: `"B"`, New: `"A"`},
+	}
+	g.Mark(changes)
+	if v := Heap(g, GraphOptions{}, &engine.Step{Proc: "A", Changes: changes}); v.Focus != 1 {
+		t.Errorf("A's step: focus %d, want 1 (A)", v.Focus)
+	}
+	if v := Heap(g, GraphOptions{}, &engine.Step{Proc: "C", Changes: changes}); v.Focus != 6 {
+		t.Errorf("C's step: focus %d, want 6 (B.Routes[\"A\"], the most changes)", v.Focus)
+	}
+	if v := Heap(g, GraphOptions{}, nil); v.Focus != 0 {
+		t.Errorf("the initial state: focus %d, want 0", v.Focus)
+	}
+}
+
+// A long field name keeps its end, the field's own name.
+func TestClipHead(t *testing.T) {
+	if got := clipHead(`[A->* [B C D] RREQ{id 1 orig B seq 1 dest D}].Hops`, 20); got != "…seq 1 dest D}].Hops" {
+		t.Errorf("clipHead = %q", got)
+	}
+	if got := clipHead("Hops", 20); got != "Hops" {
+		t.Errorf("clipHead = %q", got)
 	}
 }

@@ -112,6 +112,26 @@ export class Views {
     }, [value, change]);
   }
 
+  // chartOverlaps lists the pairs of texts of the sequence chart (step numbers, lifeline names,
+  // events, marks, message labels) whose boxes on the page intersect, and counts the message
+  // labels.
+  async chartOverlaps(page) {
+    return page.evaluate(() => {
+      const texts = [...document.querySelectorAll("svg.chart text")].map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: `${e.textContent} (${e.closest("g")?.getAttribute("class") ?? ""} ${e.getAttribute("class") ?? ""})`.replace(/ +\)/, ")"), l: r.left, t: r.top, r: r.right, b: r.bottom };
+      });
+      const overlaps = [];
+      for (let i = 0; i < texts.length; i++) {
+        for (let j = i + 1; j < texts.length; j++) {
+          const [a, b] = [texts[i], texts[j]];
+          if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) overlaps.push(`${a.what} / ${b.what}`);
+        }
+      }
+      return { overlaps, labels: [...document.querySelectorAll("svg.chart text.msg")].map((e) => e.textContent) };
+    });
+  }
+
   async diffRows(page) {
     await page.waitForSelector("table.diff tbody tr");
     return page.locator("table.diff tbody tr").evaluateAll((trs) =>

@@ -52,6 +52,7 @@ describe("standalone views", () => {
     const arrows = await page.locator("svg.chart g.arrow").evaluateAll((els) =>
       els.map((e) => `${e.getAttribute("class")} ${e.dataset.send}->${e.dataset.recv}`));
     assert.deepEqual(arrows, ["arrow delivered 1->3", "arrow lost 1->2", "arrow delivered 3->4", "arrow delivered dup 3->5"]);
+    assert.deepEqual((await v.chartOverlaps(page)).overlaps, [], "no two texts of the chart overlap");
     assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "4");
     assert.match(await page.locator("header .pos").innerText(), /step 4 of 5/);
     await page.screenshot({ path: v.out("tour-step4.png") });
@@ -229,6 +230,7 @@ describe("an AODV trace", () => {
     const kinds = await page.locator("svg.chart g.arrow").evaluateAll((els) => els.map((e) => e.getAttribute("class")));
     assert.ok(kinds.some((k) => k.includes("lost")) && kinds.some((k) => k.includes("delivered")), `arrows ${kinds}`);
     assert.equal(await page.locator("svg.chart .row.current").getAttribute("data-step"), "20");
+    assert.deepEqual((await v.chartOverlaps(page)).overlaps, [], "no two texts of the chart overlap");
     await page.screenshot({ path: v.out("aodv-step20.png") });
 
     // Clicking step 12 (B's link to C fails) goes there: B invalidates its routes through C.
@@ -242,6 +244,80 @@ describe("an AODV trace", () => {
     }
     await page.screenshot({ path: v.out("aodv-step12.png") });
     assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
+  });
+});
+
+// The views at the size of a VS Code panel beside the editor: in a 1600 px window (the code-server
+// test's) with the side bar open, the editor area is about 1300 px, half of it 650; we take 640
+// by 800 CSS px. Step 13 of the AODV loop is where B takes C's request and points its route to
+// C at A: the change the issue (#18, item 5) says must be readable there.
+const PANEL = { width: 640, height: 800 };
+
+describe("at the size of a panel beside the editor", () => {
+  test("the chart fits every lifeline and no two labels overlap", async () => {
+    const w = await v.serve({ cwd: v.repoDir, pkg: "./examples/aodv" });
+    const page = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
+    await page.setViewportSize(PANEL);
+    await v.rendered(page);
+    const chart = await page.evaluate(() => {
+      const rect = (e) => { const r = e.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; };
+      const lifelines = [...document.querySelectorAll("svg.chart line.lifeline")].map(rect);
+      return { lifelines, box: rect(document.querySelector(".chart-scroll")), width: window.innerWidth };
+    });
+    // All four routers, inside the chart's visible box and the window.
+    assert.equal(chart.lifelines.length, 4);
+    for (const [i, l] of chart.lifelines.entries()) {
+      assert.ok(l.l >= chart.box.l && l.r <= Math.min(chart.box.r, chart.width), `lifeline ${i} at x ${l.l}, outside ${chart.box.l}..${Math.min(chart.box.r, chart.width)}`);
+    }
+    // Every text of the chart, box by box.
+    const { overlaps, labels } = await v.chartOverlaps(page);
+    assert.ok(labels.length >= 10, `only ${labels.length} message labels: ${labels}`);
+    assert.deepEqual(overlaps, []);
+    // A label is the message's kind; its full text is the arrow's tooltip and, for the current
+    // step, in the list under the chart.
+    assert.ok(labels.every((t) => /^(dup )?(RREQ|RREP|RERR)$/.test(t)), `labels ${labels}`);
+    const tips = await page.locator("svg.chart g.arrow > title").allTextContents();
+    assert.ok(tips.some((t) => /^RREQ\{id 1 orig C seq 1 dest D .*: sent at step 6, delivered at step 13$/.test(t)), `tooltips ${tips.slice(0, 3)}`);
+    assert.match(await page.locator(".chart-list").innerText(), /delivered to B from A RREQ\{id 1 orig C seq 1 dest D[^\n]*\(sent at step 6\)/);
+    await page.screenshot({ path: v.out("aodv-step13-panel.png") });
+  });
+
+  test("the heap graph opens on the fields the step changed, readable and marked", async () => {
+    const w = await v.serve({ cwd: v.repoDir, pkg: "./examples/aodv" });
+    const page = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
+    await page.setViewportSize(PANEL);
+    await v.rendered(page);
+    const heap = await page.evaluate(() => {
+      const rect = (e) => { const r = e.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; };
+      // The rows of B's route to C, by field; a row's cells are its name and its value.
+      const rows = {};
+      for (const node of document.querySelectorAll("svg.heap g.node")) {
+        if (node.querySelector("text")?.textContent !== "B.routes") continue;
+        for (const t of node.querySelectorAll("text")) {
+          const m = /^\[Dest=C\]\.(\w+)$/.exec(t.textContent);
+          if (!m) continue;
+          const cell = t.closest("g.field");
+          const tip = cell?.querySelector("a")?.getAttribute("xlink:title");
+          rows[m[1]] = { marked: cell?.classList.contains("changed") ?? false, tip, ...rect(t), px: Number(t.getAttribute("font-size")) * t.getScreenCTM().a };
+        }
+      }
+      return { rows, graph: rect(document.querySelector(".heap-panel .graph")), width: window.innerWidth, height: window.innerHeight };
+    });
+    const { graph } = heap;
+    assert.ok(graph.l >= 0 && graph.t >= 0 && graph.r <= heap.width && graph.b <= heap.height, `the heap graph's box ${JSON.stringify(graph)} is off the window`);
+    // The five fields the step changed: marked, in the graph's visible box, 11 px or larger.
+    for (const f of ["Seq", "ValidSeq", "Hops", "NextHop", "Valid"]) {
+      const r = heap.rows[f];
+      assert.ok(r, `no row [Dest=C].${f} in ${JSON.stringify(Object.keys(heap.rows))}`);
+      assert.ok(r.marked, `[Dest=C].${f} is not marked changed`);
+      assert.ok(r.l >= graph.l && r.r <= graph.r && r.t >= graph.t && r.b <= graph.b, `[Dest=C].${f} at ${JSON.stringify(r)} is outside the graph's box ${JSON.stringify(graph)}`);
+      assert.ok(r.px >= 11, `[Dest=C].${f} is drawn at ${r.px} px`);
+    }
+    // Its fields the step left alone are not marked.
+    assert.equal(heap.rows.Dest?.marked, false);
+    // Each says how it changed.
+    assert.equal(heap.rows.Seq.tip, "changed at this step: was 0");
+    await page.screenshot({ path: v.out("aodv-step13-heap-panel.png") });
   });
 });
 

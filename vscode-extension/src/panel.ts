@@ -44,11 +44,15 @@ export class ViewsPanel implements vscode.Disposable {
       }),
       sessions.onDidChange((c) => {
         // Open on the first stop once the Call Stack is known, so VS Code has opened the
-        // stopped step's source and the panel goes beside it.
+        // stopped step's source and the panel goes beside it. A panel that is open already (a
+        // re-check's session) is left where the user put it: revealing it activates its editor
+        // group, and VS Code un-maximizes a maximized group when another one is activated.
         if (c && c.topStep !== undefined && !this.openedFor.has(c.session.id)) {
           this.openedFor.add(c.session.id);
-          if (vscode.workspace.getConfiguration('cmc').get<boolean>('views.openOnStop', true)) {
-            setTimeout(() => this.open(c, true), 300);
+          if (!this.panel && vscode.workspace.getConfiguration('cmc').get<boolean>('views.openOnStop', true)) {
+            setTimeout(() => {
+              if (!this.panel) this.open(c, true);
+            }, 300);
           }
         }
         if (!this.panel) return;

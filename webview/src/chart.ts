@@ -1,16 +1,22 @@
 // The message sequence chart: lifelines across, steps down (row 0 is the initial state), arrows
 // from the step that sent a message to the step that delivered, lost or dropped it. The chart's
-// content is computed in Go (views.Chart); this only maps indexes to pixels.
+// content is computed in Go (views.Chart); this only maps indexes to pixels, and places labels
+// where they overlap nothing (labels.ts). A message's label is its kind ("RREQ"), one per
+// broadcast; its full text is in the arrow's tooltip and, for the current step, in the list
+// under the chart.
 
-import { clip, s } from "./dom";
+import { clip, h, s } from "./dom";
+import { Labels } from "./labels";
 import type { Arrow, SeqChart } from "./types.gen";
 
-const MINCOL = 116; // lifeline spacing, at least
+const MINCOL = 96; // lifeline spacing, at least: four lifelines fit in 430 px
 const MAXCOL = 220;
 const ROW = 32; // step height
 const TOP = 34; // lifeline names
-const LEFT = 40; // step numbers
+const LEFT = 34; // step numbers
 const TAIL = 26; // below the last step: messages still in flight end here
+const MSG_FONT = 10; // px, of message labels and marks (app.css)
+const EVENT_FONT = 10.5; // px, of the event in its box
 
 // A long trace (a random walk of 100,000 steps) is drawn a window of rows at a time, around the
 // current step: drawing every row would take the page tens of seconds. Rows "▲ earlier" and
@@ -28,7 +34,8 @@ export class ChartView {
   private hi = -1;
   onPick: (step: number) => void = () => {};
 
-  constructor(private root: HTMLElement) {
+  // list is where the current step's messages are spelled out in full.
+  constructor(private root: HTMLElement, private list: HTMLElement) {
     // Lifelines spread over the panel's width: draw again when it changes.
     new ResizeObserver(() => {
       const w = this.root.clientWidth;
@@ -87,32 +94,55 @@ export class ChartView {
     }
     if (above) svg.append(this.mover("earlier", `▲ steps 0–${lo - 1}: show earlier`, TOP, width, lo - WINDOW / 2));
     if (below) svg.append(this.mover("later", `▼ steps ${hi + 1}–${n}: show later`, y(hi) + ROW / 2, width, lo + WINDOW / 2));
+    // Everything with text takes its place in labels; message labels go where nothing is.
+    const labels = new Labels(getComputedStyle(this.root).fontFamily);
+    for (let step = lo; step <= hi; step++) labels.take(labels.box(String(step), MSG_FONT + 1, LEFT - 8, y(step) + 4, "end"));
     c.lifelines.forEach((name, l) => {
       svg.append(s("line", { class: "lifeline", x1: x(l), y1: TOP - 4, x2: x(l), y2: height - 6 }));
-      svg.append(s("text", { class: "lifeline-name", x: x(l), y: TOP - 12, "text-anchor": "middle" }, clip(name, 16)));
+      const text = clip(name, Math.max(3, Math.floor(COL / 8)));
+      labels.take(labels.box(text, 12, x(l), TOP - 12, "middle"));
+      svg.append(s("text", { class: "lifeline-name", x: x(l), y: TOP - 12, "text-anchor": "middle" }, text, text !== name && s("title", {}, name)));
     });
     for (const cs of c.steps.slice(Math.max(0, lo - 1), hi)) {
       const bad = c.violation && cs.step === n;
       const g = s("g", { class: bad ? "event violation" : "event", "data-step": cs.step });
-      const text = clip(cs.event, 16);
-      const w = Math.max(30, text.length * 6.4 + 10);
-      g.append(s("rect", { x: x(cs.lifeline) - w / 2, y: y(cs.step) - 9, width: w, height: 18, rx: 4 }));
+      const text = clip(cs.event, Math.max(6, Math.floor((COL - 16) / 6.5)));
+      const w = Math.max(30, labels.width(text, EVENT_FONT) + 12);
+      const ex = x(cs.lifeline) - w / 2;
+      labels.take({ l: ex, t: y(cs.step) - 9, r: ex + w, b: y(cs.step) + 9 });
+      g.append(s("rect", { x: ex, y: y(cs.step) - 9, width: w, height: 18, rx: 4 }));
       g.append(s("text", { x: x(cs.lifeline), y: y(cs.step) + 4, "text-anchor": "middle" }, text));
-      if (bad) g.append(s("title", {}, c.violation!));
+      g.append(s("title", {}, bad ? `${cs.event}: ${c.violation}` : cs.event));
       svg.append(g);
-      // Marks (a duplication, a failure, the model's own notes) go left of the lifeline.
-      cs.marks?.forEach((m, i) => {
-        const mx = x(m.lifeline) - (m.lifeline === cs.lifeline ? w / 2 : 0) - 4;
-        svg.append(s("g", { class: `mark ${m.kind}` },
-          s("text", { x: mx, y: y(cs.step) + 4 - i * 10, "text-anchor": "end" }, clip(m.kind, 10)),
-          s("title", {}, `${m.kind}: ${m.text ?? ""}`)));
-      });
+      // Marks (a duplication, a failure, the model's own notes) go left of the lifeline, one text
+      // per lifeline and step ("route ×2").
+      const byLine = new Map<number, typeof cs.marks>();
+      for (const m of cs.marks ?? []) byLine.set(m.lifeline, [...(byLine.get(m.lifeline) ?? []), m]);
+      for (const [line, ms] of byLine) {
+        const kinds = [...new Set(ms!.map((m) => m.kind))];
+        const text = clip(kinds.map((k) => { const n = ms!.filter((m) => m.kind === k).length; return n > 1 ? `${k} ×${n}` : k; }).join(" "), 14);
+        // Left of the lifeline (or its event), else right of it, else as short as it gets.
+        const half = line === cs.lifeline ? w / 2 : 0;
+        const spots: [string, number, "start" | "end"][] = [[text, x(line) - half - 4, "end"], [text, x(line) + half + 4, "start"], ["•", x(line) - half - 4, "end"]];
+        const [t, mx, anchor] = spots.find(([t, mx, a]) => !labels.hits(labels.box(t, MSG_FONT, mx, y(cs.step) + 4, a))) ?? spots[2];
+        labels.take(labels.box(t, MSG_FONT, mx, y(cs.step) + 4, anchor));
+        svg.append(s("g", { class: `mark ${kinds.join(" ")}` },
+          s("text", { x: mx, y: y(cs.step) + 4, "text-anchor": anchor }, t),
+          s("title", {}, ms!.map((m) => `${m.kind}: ${m.text ?? ""}`).join("\n"))));
+      }
     }
-    // Arrows that cross the window; an end outside it is drawn at the window's edge.
+    // Arrows that cross the window; an end outside it is drawn at the window's edge. Their
+    // labels come last, where they fit.
     const win = { lo, hi, top: top - 2, bottom: hi < n ? y(hi) + ROW / 2 : height - TAIL / 2 };
+    const drawn: Drawn[] = [];
     for (const a of c.arrows) {
-      if (a.send <= hi && (a.recv === 0 || a.recv >= lo)) svg.append(arrow(a, x, y, win));
+      if (a.send <= hi && (a.recv === 0 || a.recv >= lo)) {
+        const d = arrow(a, x, y, win);
+        svg.append(d.g);
+        drawn.push(d);
+      }
     }
+    labelArrows(drawn, labels, top);
     if (c.violation && hi === n) {
       svg.append(s("text", { class: "violation-text", x: LEFT, y: height - 6 }, clip(c.violation, 90)));
     }
@@ -156,12 +186,74 @@ export class ChartView {
       }
     }
     this.svg?.setAttribute("data-current", String(step));
+    this.listStep(step);
   }
+
+  // listStep spells out the messages the step sent and received, in full.
+  private listStep(step: number) {
+    const c = this.last;
+    if (!c) return;
+    const name = (l: number) => c.lifelines[l] ?? "?";
+    const items: HTMLElement[] = [];
+    for (const a of c.arrows) {
+      if (a.send === step && step > 0) {
+        const end = a.kind === "pending" ? "in flight" : a.kind === "dropped" ? "dropped" : `${a.kind} at step ${a.recv}`;
+        items.push(h("li", { class: `sent ${a.kind}` }, `${name(a.from)} → ${name(a.to)} `, h("code", {}, a.msg), ` (${a.dup ? "duplicate, " : ""}${end})`));
+      }
+      if (a.recv === step && step > 0 && a.kind !== "dropped") {
+        const what = a.kind === "lost" ? "lost on the way to" : "delivered to";
+        items.push(h("li", { class: `recv ${a.kind}` }, `${what} ${name(a.to)} from ${name(a.from)} `, h("code", {}, a.msg), ` (sent at step ${a.send})`));
+      }
+    }
+    this.list.replaceChildren(h("div", { class: "head" }, step === 0 ? "initial state" : `step ${step}: ${items.length ? "messages" : "no messages"}`), h("ul", {}, ...items));
+  }
+}
+
+// A Drawn arrow: its group (where its label goes) and its line, from (x1, y1) to (x2, y2).
+interface Drawn {
+  a: Arrow;
+  g: SVGElement;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+// labelArrows labels each message (a broadcast once, on whichever of its arrows has room) at the
+// first spot along the arrow where the label overlaps nothing. A label with no room is left out:
+// the arrow's tooltip and the step's list still say it.
+function labelArrows(drawn: Drawn[], labels: Labels, top: number) {
+  const groups = new Map<string, Drawn[]>();
+  for (const d of drawn) {
+    const k = `${d.a.send} ${d.a.from} ${d.a.dup ? 1 : 0} ${d.a.msg}`;
+    groups.set(k, [...(groups.get(k) ?? []), d]);
+  }
+  for (const group of groups.values()) {
+    const text = (group[0].a.dup ? "dup " : "") + abbrev(group[0].a.msg);
+    placing: for (const t of [0.5, 0.35, 0.65, 0.2, 0.8]) {
+      for (const { g, x1, y1, x2, y2 } of group) {
+        const mx = x1 + (x2 - x1) * t;
+        const my = y1 + (y2 - y1) * t - 3;
+        const box = labels.box(text, MSG_FONT, mx, my, "middle");
+        if (box.t < top || labels.hits(box)) continue;
+        labels.take(box);
+        g.append(s("text", { class: "msg", x: mx.toFixed(1), y: my.toFixed(1), "text-anchor": "middle" }, text));
+        break placing;
+      }
+    }
+  }
+}
+
+// abbrev is a message's kind: the name it starts with ("RREQ" of "RREQ{id 1 ...}"), else its
+// first characters.
+function abbrev(msg: string): string {
+  const m = /^[A-Za-z_][\w.]*/.exec(msg);
+  return m && m[0].length >= 2 ? clip(m[0], 12) : clip(msg, 12);
 }
 
 // arrow draws one message; win is the window of steps drawn, and the y of its top and bottom
 // edges, where an arrow from an earlier or to a later step starts or ends.
-function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, win: { lo: number; hi: number; top: number; bottom: number }): SVGElement {
+function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, win: { lo: number; hi: number; top: number; bottom: number }): Drawn {
   const x1 = x(a.from);
   const y1 = a.send < win.lo ? win.top : y(a.send) + (a.send === 0 ? -ROW / 2 + 2 : 5);
   let x2 = x(a.to);
@@ -181,18 +273,9 @@ function arrow(a: Arrow, x: (l: number) => number, y: (s: number) => number, win
     const d = 5;
     g.append(s("path", { class: "cross", d: `M${x2 - d},${y2 - d}L${x2 + d},${y2 + d}M${x2 - d},${y2 + d}L${x2 + d},${y2 - d}` }));
   }
-  const mx = (x1 + x2) / 2;
-  const my = (y1 + y2) / 2;
   const what = a.kind === "delivered" ? (a.dup ? "duplicate delivered" : "delivered") : a.kind === "pending" ? "still in flight" : a.kind;
-  const label = (a.dup ? "dup " : "") + clip(a.msg, 22);
-  // The label runs along the arrow, unless that is too steep to read.
-  let angle = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
-  if (angle > 90) angle -= 180;
-  if (angle < -90) angle += 180;
-  const rotate = Math.abs(angle) <= 35 ? `rotate(${angle.toFixed(1)} ${mx.toFixed(1)} ${my.toFixed(1)})` : undefined;
-  g.append(s("text", { class: "msg", x: mx, y: my - 3, "text-anchor": "middle", transform: rotate }, label));
   g.append(s("title", {}, `${a.msg}: sent at step ${a.send}, ${what}${a.recv ? " at step " + a.recv : ""}`));
-  return g;
+  return { a, g, x1, y1, x2, y2 };
 }
 
 function defs(): SVGElement {

@@ -1,5 +1,7 @@
 // The heap graph panel: the DOT text comes from Go (views.DOT); Graphviz compiled to WebAssembly
-// (@viz-js/viz) lays it out here. Clicking a "+k more" node expands it.
+// (@viz-js/viz) lays it out here. Clicking a "+k more" node expands it. A new step opens on what
+// it changed: the graph scrolls to the changed fields of the object Go chose (it marks their
+// cells), at the zoom the user chose (100% unless changed: 10 pt text, 13 px on screen).
 
 import { instance, type Viz } from "@viz-js/viz";
 import { clear, debounce, h } from "./dom";
@@ -78,8 +80,9 @@ export class HeapPanel {
     this.opts.expand = [];
   }
 
-  // render draws a heap view and returns when its SVG is in the page.
-  async render(v: HeapView) {
+  // render draws a heap view and returns when its SVG is in the page; focus (a new step) scrolls
+  // to what the step changed.
+  async render(v: HeapView, focus = false) {
     this.setRoots(v.roots);
     this.status.textContent = `${v.shown} of ${v.objects} objects` + (v.folded ? `, ${v.folded} folded` : "") + (v.changed ? `, ${v.changed} changed` : "");
     this.note.hidden = !v.note;
@@ -93,6 +96,31 @@ export class HeapPanel {
     // it must land.
     if (this.graph.firstChild !== svg) this.graph.replaceChildren(svg);
     this.scale();
+    if (focus) this.showChanged(svg, v.focus);
+  }
+
+  // showChanged scrolls the graph to the changed fields of the object Go chose (v.focus), or
+  // with none, of every object: centred when they fit the panel, else from their top left.
+  private showChanged(svg: SVGSVGElement, focus?: number) {
+    const node = focus ? svg.querySelector(`g.node#obj-${focus}`) : null;
+    let marked = (node ?? svg).querySelectorAll("g.field.changed");
+    if (marked.length === 0) marked = svg.querySelectorAll("g.node.changed");
+    if (marked.length === 0) return;
+    const box = this.graph.getBoundingClientRect();
+    let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const el of marked) {
+      const e = el.getBoundingClientRect();
+      [l, t, r, b] = [Math.min(l, e.left), Math.min(t, e.top), Math.max(r, e.right), Math.max(b, e.bottom)];
+    }
+    // The object's name too (its first line), when it fits with them.
+    const head = node?.querySelector("text")?.getBoundingClientRect();
+    if (head && b - Math.min(t, head.top) <= this.graph.clientHeight - 16) t = Math.min(t, head.top - 4);
+    // In the graph's scrolled content.
+    const x = l - box.left + this.graph.scrollLeft;
+    const y = t - box.top + this.graph.scrollTop;
+    const [w, hgt, cw, ch] = [r - l, b - t, this.graph.clientWidth, this.graph.clientHeight];
+    this.graph.scrollLeft = Math.max(0, w <= cw ? x - (cw - w) / 2 : x - 8);
+    this.graph.scrollTop = Math.max(0, hgt <= ch ? y - (ch - hgt) / 2 : y - 8);
   }
 
   // scale sizes the SVG by the zoom (or to fit the panel) with width and height attributes: the
@@ -125,6 +153,8 @@ export class HeapPanel {
     } else {
       svg = (await viz()).renderSVGElement(dot);
       svg.classList.add("heap");
+      // Go gives the cells of changed fields ids chg-…; Graphviz wraps each in a group a_chg-….
+      for (const g of svg.querySelectorAll('g[id^="a_chg-"]')) g.classList.add("field", "changed");
       // Graphviz sizes the drawing in points; keep that size to scale from.
       const vb = svg.viewBox.baseVal;
       svg.dataset.w = String(vb.width);

@@ -92,7 +92,8 @@ class App {
   private heapBox = h("section", { class: "panel heap-panel" });
   private diffBox = h("section", { class: "panel diff-panel" });
   private chartScroll = h("div", { class: "chart-scroll" });
-  private chart = new ChartView(this.chartScroll);
+  private chartList = h("div", { class: "chart-list", "aria-label": "the current step's messages" });
+  private chart = new ChartView(this.chartScroll, this.chartList);
   private heap: HeapPanel;
   private diff: DiffPanel;
 
@@ -100,7 +101,7 @@ class App {
     this.rpc = new Rpc(ws);
     this.heap = new HeapPanel(this.heapBox);
     this.diff = new DiffPanel(this.diffBox);
-    this.chartBox.append(h("div", { class: "toolbar" }, h("span", { class: "title" }, "Messages")), this.chartScroll);
+    this.chartBox.append(h("div", { class: "toolbar" }, h("span", { class: "title" }, "Messages")), this.chartScroll, this.chartList);
     this.heap.onChange = () => this.refreshHeap();
     this.diff.onChange = () => this.refreshDiff();
     this.chart.onPick = (step) => this.pick(step);
@@ -212,7 +213,7 @@ class App {
     this.chart.mark(p.step);
     this.drawHeader();
     const step = this.rpc.call("step", p).then((v) => gen === this.gen && this.drawStep(v), () => {});
-    await Promise.all([this.refreshHeap(gen, t0, sent), this.refreshDiff(gen), step]);
+    await Promise.all([this.refreshHeap(gen, t0, sent, true), this.refreshDiff(gen), step]);
     if (gen === this.gen) {
       this.rendered = true;
       this.prefetch(gen);
@@ -244,7 +245,8 @@ class App {
   private heapSeq = 0;
   private diffSeq = 0;
 
-  private async refreshHeap(gen = this.gen, t0 = performance.now(), sent?: number) {
+  // focus: a new step, whose changes the graph scrolls to.
+  private async refreshHeap(gen = this.gen, t0 = performance.now(), sent?: number, focus = false) {
     const p = this.place;
     if (!p) return;
     const seq = ++this.heapSeq;
@@ -252,7 +254,7 @@ class App {
       const v = await this.rpc.call("heap", { ...p, graph: this.heap.opts });
       if (gen !== this.gen || seq !== this.heapSeq) return;
       const t1 = performance.now();
-      await this.heap.render(v);
+      await this.heap.render(v, focus);
       const t2 = performance.now();
       window.__cmcLastRenderMs = t2 - t0;
       window.__cmcHeapTimings = { fetch: t1 - t0, draw: t2 - t1, dotBytes: v.dot.length, shown: v.shown };

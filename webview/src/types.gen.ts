@@ -52,6 +52,7 @@ export interface HeapView {
   shown: number;
   folded: number;
   changed: number;
+  focus?: number;
   note?: string;
 }
 
