@@ -52,9 +52,11 @@ func step(proc, event string, values ...int) engine.Step {
 // gains two routes. Before set elements were named by value and route entries by destination
 // (issue #18), the panel said "46 changed of 178": the packets after the delivered one "changed"
 // into one another by position (net.Pending[1].Msg.Type RERR -> RREP) and the last slot was
-// removed: 29 rows about the air for one packet taken, around B's new routes. The golden file
-// is the panel with unchanged rows hidden; trace show must list the same 30 changes. Run with
-// -update to rewrite it.
+// removed: 29 rows about the air for one packet taken, around B's new routes. Then it said "30
+// changed of 175": one row per field of the packet taken and of B's two new routes. Now an element
+// added or removed whole is one row (canon.Wholes): "4 changed of 149", the loop's real changes.
+// The golden file is the panel with unchanged rows hidden; trace show lists the step's 30 changes
+// per leaf, as they are stored. Run with -update to rewrite it.
 //
 // Every stored state is checked too: folding the trace's changes, by path, gives the state the
 // model has, so the debugger (which shows states from the changes) shows the right one.

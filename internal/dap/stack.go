@@ -185,7 +185,12 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 		step := s.tr.step(p.Step)
 		add("Choices", "arguments", handle{kind: hChoices, pos: p}, len(s.choiceVars(p)))
 		if !p.Inside() {
-			add("Changes", "", handle{kind: hChanges, pos: p}, len(step.Changes))
+			cs, err := s.shownChanges(p.Step)
+			if err != nil {
+				s.sendError(&req.Request, errStore, "scopes: "+err.Error())
+				return
+			}
+			add("Changes", "", handle{kind: hChanges, pos: p}, len(cs))
 			if len(step.Notes) > 0 {
 				add("Messages", "", handle{kind: hNotes, pos: p}, len(step.Notes))
 			}

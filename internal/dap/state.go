@@ -121,9 +121,10 @@ func (tr *trace) threadOf(p engine.Cursor) int {
 // A shownState is the state after one step: its leaves, its tree, and (when an expression
 // needs it) its expression environment.
 type shownState struct {
-	leaves []canon.Leaf
-	tree   *node
-	env    *env
+	leaves  []canon.Leaf
+	tree    *node
+	env     *env
+	changes []canon.Change // what the step changed, as shown (shownChanges)
 }
 
 // stateCache keeps the states of the last few steps shown: the Variables pane, hovers and
@@ -152,6 +153,19 @@ func (s *Session) stateAt(n int) (*shownState, error) {
 	st := &shownState{leaves: leaves, tree: buildTree(leaves)}
 	s.cache[n] = st
 	return st, nil
+}
+
+// shownChanges is what step n changed as the Changes scope shows it: an element added or removed
+// whole is one change (canon.Wholes).
+func (s *Session) shownChanges(n int) ([]canon.Change, error) {
+	st, err := s.stateAt(n)
+	if err != nil {
+		return nil, err
+	}
+	if st.changes == nil {
+		st.changes = canon.Wholes(s.tr.step(n).Changes, st.leaves)
+	}
+	return st.changes, nil
 }
 
 func (s *Session) leavesAt(n int) ([]canon.Leaf, error) {

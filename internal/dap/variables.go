@@ -138,7 +138,10 @@ func (s *Session) changeVars(p engine.Cursor) []dap.Variable {
 	if p.Step == 0 || p.Inside() {
 		return nil
 	}
-	cs := s.tr.step(p.Step).Changes
+	cs, err := s.shownChanges(p.Step)
+	if err != nil {
+		return []dap.Variable{{Name: "error", Value: err.Error()}}
+	}
 	out := make([]dap.Variable, len(cs))
 	for i, c := range cs {
 		v := dap.Variable{Name: c.Path, EvaluateName: exprPath(c.Path), Type: c.Kind}

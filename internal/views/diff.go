@@ -29,16 +29,21 @@ var DiffKinds = []DiffKind{Added, Changed, Removed}
 
 // StateDiff lists the state after a step with the step's changes marked: every leaf in state
 // order, and each removed path beside the leaves it shares the longest prefix with, in path order
-// among them (so a removed map entry or set element shows between its neighbours).
+// among them (so a removed map entry or set element shows between its neighbours). An element the
+// step added or removed whole is one row (canon.Wholes): a packet leaving the network is one row,
+// not one per field.
 func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 	byPath := make(map[string]canon.Change, len(changes))
-	var removed []canon.Change
-	for _, c := range changes {
-		if DiffKind(c.Kind) == Removed {
+	var removed, wholes []canon.Change
+	for _, c := range canon.Wholes(changes, leaves) {
+		switch {
+		case DiffKind(c.Kind) == Removed:
 			removed = append(removed, c)
-			continue
+		case DiffKind(c.Kind) == Added && !isLeaf(c.Path, changes):
+			wholes = append(wholes, c)
+		default:
+			byPath[c.Path] = c
 		}
-		byPath[c.Path] = c
 	}
 	after := make([][]DiffRow, len(leaves)+1) // removed rows to put after leaf i-1 (0: first)
 	for _, c := range removed {
@@ -50,7 +55,17 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 	}
 	rows := make([]DiffRow, 0, len(leaves)+len(removed))
 	rows = append(rows, after[0]...)
+	shown := make([]bool, len(wholes))
 	for i, l := range leaves {
+		if w := wholeOf(l.Path, wholes); w >= 0 {
+			// A leaf of an element added whole: the element's row stands for it.
+			if !shown[w] {
+				shown[w] = true
+				rows = append(rows, DiffRow{Path: wholes[w].Path, Kind: Added, New: wholes[w].New})
+			}
+			rows = append(rows, after[i+1]...)
+			continue
+		}
 		r := DiffRow{Path: l.Path, New: l.Value}
 		if c, ok := byPath[l.Path]; ok {
 			r.Kind, r.Old = DiffKind(c.Kind), c.Old
@@ -59,6 +74,26 @@ func StateDiff(leaves []canon.Leaf, changes []canon.Change) []DiffRow {
 		rows = append(rows, after[i+1]...)
 	}
 	return rows
+}
+
+// isLeaf reports whether path is one of the step's own changes (not an element made of them).
+func isLeaf(path string, changes []canon.Change) bool {
+	for _, c := range changes {
+		if c.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeOf is the element added whole that path lies in, or -1.
+func wholeOf(path string, wholes []canon.Change) int {
+	for i, w := range wholes {
+		if canon.Path(path).Under(canon.Path(w.Path)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // removedAt is where a removed path goes among the leaves (after leaf i-1): among the leaves it
