@@ -313,7 +313,7 @@ class App {
     this.stepLine.replaceChildren(
       h("b", {}, `${v.proc}.${v.event}`),
       v.site ? h("span", { class: "site" }, " " + shortSite(v.site)) : "",
-      choices ? h("span", { class: "choices", title: v.choices.map((c) => `${c.value} of ${c.n} at ${c.site}`).join("\n") }, ` choose ${choices}`) : "");
+      choices ? h("span", { class: "choices", title: v.choices.map((c) => `${c.value} of ${c.n}${c.label ? ": " + c.label : ""} at ${shortSite(c.site)}`).join("\n") }, ` choose ${choices}`) : "");
   }
 
   private publish() {
