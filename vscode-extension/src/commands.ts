@@ -8,16 +8,9 @@ import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
-import { BookmarkRecord, TraceRecord, checkBookmarkName, stepOfFrame } from './trees';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, frameStepOf } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
-
-/** The argument VS Code passes to debug/callstack/context commands. */
-interface CallStackContext {
-  sessionId?: string;
-  frameId?: number;
-  frameName?: string;
-}
 
 export interface CommandDeps {
   sessions: CmcSessions;
@@ -71,17 +64,21 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       d.bookmarks.refresh();
     }),
     reg('cmc.addBookmark', () => addBookmark(d, needSession(d))),
-    reg('cmc.bookmarkFrame', (ctx?: CallStackContext) => addBookmark(d, needSession(d), frameStep(d, ctx))),
+    reg('cmc.bookmarkFrame', async (...args: unknown[]) => {
+      const c = needSession(d);
+      const step = c && frameStep(c, args);
+      if (step !== undefined) await addBookmark(d, c, step);
+    }),
     reg('cmc.gotoStep', async () => {
       const c = needSession(d);
       if (!c) return;
       const s = await vscode.window.showInputBox({ prompt: 'Go to step', value: String(c.focusedStep() ?? ''), validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A step is a whole number, 0 or more') });
       if (s !== undefined) await request(c, 'cmc/gotoStep', { step: Number(s.trim()) });
     }),
-    reg('cmc.gotoFrameStep', async (ctx?: CallStackContext) => {
+    reg('cmc.gotoFrameStep', async (...args: unknown[]) => {
       const c = needSession(d);
-      const step = frameStep(d, ctx);
-      if (c && step !== undefined) await request(c, 'cmc/gotoStep', { step });
+      const step = c && frameStep(c, args);
+      if (step !== undefined) await request(c!, 'cmc/gotoStep', { step });
     }),
     reg('cmc.renameBookmark', async (b?: BookmarkRecord) => {
       const c = needSession(d, 'rename a bookmark');
@@ -186,15 +183,16 @@ async function request<K extends keyof CustomRequests>(c: CmcSession, command: K
   }
 }
 
-/** The step of the frame a Call Stack context command was run on. */
-function frameStep(d: CommandDeps, ctx?: CallStackContext): number | undefined {
-  const c = d.sessions.active();
-  if (!c) return undefined;
-  if (ctx?.frameId !== undefined) {
-    const f = c.frames.get(ctx.frameId);
-    if (f) return f.step;
+/**
+ * The step of the frame a Call Stack context command was run on; when the arguments do not say
+ * which frame it was, it says so and returns undefined, never another step.
+ */
+function frameStep(c: CmcSession, args: readonly unknown[]): number | undefined {
+  const step = frameStepOf(args, c.frames);
+  if (step === undefined) {
+    void vscode.window.showErrorMessage('cmc: cannot tell which step this Call Stack frame shows (cmcdap names frames "#STEP ..."): select the frame and use "CMC: Bookmark Current Step" instead');
   }
-  return stepOfFrame({ name: ctx?.frameName }) ?? c.focusedStep();
+  return step;
 }
 
 async function addBookmark(d: CommandDeps, c: CmcSession | undefined, step?: number): Promise<void> {
