@@ -11,6 +11,7 @@ import { CmcSession, CmcSessions } from './sessions';
 import { BookmarkRecord, TraceRecord, checkBookmarkName, frameStepOf } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
+import { browserUrl } from './panelHtml';
 
 export interface CommandDeps {
   sessions: CmcSessions;
@@ -80,21 +81,30 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       const step = c && frameStep(c, args);
       if (step !== undefined) await request(c!, 'cmc/gotoStep', { step });
     }),
+    // Renaming and deleting work on the trace database: through the session when one runs (it
+    // has the database open), else with cmcdap bookmarks.
     reg('cmc.renameBookmark', async (b?: BookmarkRecord) => {
-      const c = needSession(d, 'rename a bookmark');
       b ??= await pickBookmark(d);
-      if (!c || !b) return;
+      if (!b) return;
       const taken = d.bookmarks.items.map((x) => x.name).filter((n) => n !== b!.name);
       const newName = await vscode.window.showInputBox({ prompt: `Rename bookmark "${b.name}"`, value: b.name, validateInput: (v) => checkBookmarkName(v, taken) });
       if (newName === undefined || newName.trim() === b.name) return;
-      if (await request(c, 'cmc/renameBookmark', { name: b.name, newName: newName.trim() })) d.bookmarks.refresh();
+      const c = d.sessions.any();
+      const done = c
+        ? await request(c, 'cmc/renameBookmark', { name: b.name, newName: newName.trim() })
+        : (await cmcdap(d, `Renaming bookmark ${b.name}`, ['bookmarks', '-rename', b.name, '-to', newName.trim()], 20000)) !== undefined;
+      if (done) d.bookmarks.refresh();
     }),
     reg('cmc.removeBookmark', async (b?: BookmarkRecord) => {
-      const c = needSession(d, 'delete a bookmark');
       b ??= await pickBookmark(d);
-      if (!c || !b) return;
+      if (!b) return;
       const ok = await vscode.window.showWarningMessage(`Delete bookmark "${b.name}"?`, { modal: true }, 'Delete');
-      if (ok === 'Delete' && (await request(c, 'cmc/removeBookmark', { name: b.name }))) d.bookmarks.refresh();
+      if (ok !== 'Delete') return;
+      const c = d.sessions.any();
+      const done = c
+        ? await request(c, 'cmc/removeBookmark', { name: b.name })
+        : (await cmcdap(d, `Deleting bookmark ${b.name}`, ['bookmarks', '-delete', b.name], 20000)) !== undefined;
+      if (done) d.bookmarks.refresh();
     }),
     reg('cmc.recheckFromBookmark', async (b?: BookmarkRecord) => {
       b ??= await pickBookmark(d);
@@ -108,10 +118,14 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       return vscode.debug.startDebugging(folder, recheckConfig(b.name, program, dbFor(folder)) as vscode.DebugConfiguration);
     }),
     reg('cmc.openViews', () => d.panel.open()),
-    reg('cmc.openViewsInBrowser', () => {
-      const url = d.sessions.any()?.views?.url;
-      if (!url) return vscode.window.showInformationMessage('cmc: the views are served while a cmc debug session runs');
-      return vscode.env.openExternal(vscode.Uri.parse(url));
+    reg('cmc.openViewsInBrowser', async () => {
+      const views = d.sessions.any()?.views;
+      if (!views) return vscode.window.showInformationMessage('cmc: the views are served while a cmc debug session runs');
+      // In code-server or a remote window the server's 127.0.0.1 is not the browser's: asExternalUri
+      // forwards it. The URL goes to openExternal as a string (which VS Code opens as it is):
+      // a vscode.Uri would escape the "=" of ?token= and the server would refuse the page.
+      const external = await vscode.env.asExternalUri(vscode.Uri.parse(`${views.httpOrigin}/`));
+      return vscode.env.openExternal(browserUrl(views, external.toString(true)) as unknown as vscode.Uri);
     }),
     reg('cmc.showChoices', async () => {
       const c = needSession(d);

@@ -49,6 +49,18 @@ export function parseViewsUrl(body: unknown): ViewsEndpoint | undefined {
   };
 }
 
+/**
+ * browserUrl is the views page a browser opens: external is the server's origin as the browser
+ * can reach it (vscode.env.asExternalUri of httpOrigin: itself on the desktop, a forwarded port or
+ * code-server's proxy otherwise), and the token goes on as the views server reads it, ?token=...
+ * The string is built here, not by vscode.Uri, whose toString escapes the "=" of a query and so
+ * loses the token.
+ */
+export function browserUrl(v: ViewsEndpoint, external: string): string {
+  const base = external.replace(/[?#].*$/, '').replace(/\/?$/, '/');
+  return `${base}?token=${encodeURIComponent(v.token)}`;
+}
+
 export interface PanelPage {
   /** media/views/index.html of the bundle, if the extension has one. */
   indexHtml?: string;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { Choice, choicesOf } from './choices';
 import { ViewsEndpoint, parseViewsUrl } from './panelHtml';
 import type { CustomRequests } from './protocol.gen';
+import { ReplFocus } from './replFocus';
 import { stepOfFrame } from './trees';
 
 export interface FrameInfo {
@@ -23,6 +24,8 @@ export class CmcSession {
   /** The step of the top frame of the last stop. */
   topStep?: number;
   frames = new Map<number, FrameInfo>();
+  /** Whether a stop came from a :goto typed in the Debug Console (see replFocus.ts). */
+  readonly replFocus = new ReplFocus();
   private choicesCache?: { stop: number; value: Promise<Choice[]> };
 
   constructor(readonly session: vscode.DebugSession) {}
@@ -85,7 +88,12 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
       vscode.debug.onDidTerminateDebugSession((s) => {
         if (this.byId.delete(s.id)) this.changed.fire(undefined);
       }),
-      vscode.debug.onDidChangeActiveStackItem(() => this.changed.fire(this.active())),
+      vscode.debug.onDidChangeActiveStackItem(() => {
+        const c = this.active();
+        // VS Code has opened the new step's source with the focus: give it back to the console.
+        if (c?.replFocus.take()) void vscode.commands.executeCommand('workbench.debug.action.focusRepl');
+        this.changed.fire(c);
+      }),
       vscode.debug.onDidChangeActiveDebugSession(() => this.changed.fire(this.active())),
     );
   }
@@ -114,6 +122,7 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
     const c = this.get(session);
     return {
       onWillReceiveMessage: (m: DapMessage) => {
+        c.replFocus.sent(m);
         if (m.type === 'request' && m.command === 'stackTrace' && typeof m.seq === 'number') {
           this.stackArgs.set(m.seq, m.arguments ?? {});
         }
@@ -123,6 +132,7 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
   }
 
   private onMessage(c: CmcSession, m: DapMessage): void {
+    c.replFocus.received(m);
     if (m.type === 'event') {
       switch (m.event) {
         case 'cmc/views': {

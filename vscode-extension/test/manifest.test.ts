@@ -54,3 +54,18 @@ test('the launch schema and the checks come from one table', () => {
   assert.equal(attrs.selfCheck.minimum, -1);
   assert.equal(attrs.selfCheck.default, 2000);
 });
+
+test('without a session, commands that need one are disabled and bookmark edits stay available', () => {
+  const byId = new Map(pkg.contributes.commands.map((c: { command: string }) => [c.command, c]));
+  for (const id of ['cmc.addBookmark', 'cmc.bookmarkFrame', 'cmc.gotoStep', 'cmc.gotoFrameStep', 'cmc.showChoices']) {
+    assert.match(String((byId.get(id) as { enablement?: string }).enablement), /debugType == cmc && debugState == stopped/, id);
+  }
+  // These work on the trace database (cmcdap bookmarks -rename/-delete, a launch) with no session.
+  for (const id of ['cmc.renameBookmark', 'cmc.removeBookmark', 'cmc.recheckFromBookmark']) {
+    assert.equal((byId.get(id) as { enablement?: string }).enablement, undefined, id);
+  }
+  const welcome = pkg.contributes.viewsWelcome.filter((w: { view: string }) => w.view === 'cmc.bookmarks');
+  for (const w of welcome) {
+    if (/command:cmc\.addBookmark/.test(w.contents)) assert.equal(w.when, 'debugType == cmc');
+  }
+});
