@@ -12,6 +12,7 @@ import { BookmarkRecord, TraceRecord, checkBookmarkName, frameStepOf } from './t
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
 import { browserUrl } from './panelHtml';
+import { MinimizeMessage, minimizeMessage, parseMinimize } from './results';
 
 export interface CommandDeps {
   sessions: CmcSessions;
@@ -37,13 +38,24 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       const folder = folderFor();
       return vscode.debug.startDebugging(folder, openTraceConfig(id, dbFor(folder), programOf(d)) as vscode.DebugConfiguration);
     }),
-    reg('cmc.minimizeTrace', async (arg?: TraceRecord | number) => {
+    reg('cmc.minimizeTrace', async (arg?: TraceRecord | number, states?: number) => {
       const id = await traceId(arg, 'minimize');
       if (id === undefined) return;
-      const out = await cmcdap(d, `Minimizing trace #${id}`, ['minimize', id], 600000);
+      const bound = typeof states === 'number' ? ['-states', states] : [];
+      const out = await cmcdap(d, `Minimizing trace #${id}`, ['minimize', '-json', ...bound, id], 600000);
       if (out === undefined) return;
       d.traces.refresh();
-      void vscode.window.showInformationMessage(`cmc: ${out.trim().split('\n').pop()}`);
+      let m: MinimizeMessage;
+      try {
+        m = minimizeMessage(parseMinimize(out));
+      } catch (e) {
+        void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+        return;
+      }
+      const open = m.open !== undefined ? `Open Trace #${m.open}` : undefined;
+      const pick = await vscode.window.showInformationMessage(m.text, ...[open, m.retry?.label].filter((x): x is string => x !== undefined));
+      if (pick !== undefined && pick === open) await vscode.commands.executeCommand('cmc.openTrace', m.open);
+      else if (pick !== undefined && pick === m.retry?.label) await vscode.commands.executeCommand('cmc.minimizeTrace', id, m.retry.states);
     }),
     reg('cmc.exportTraceTest', async (arg?: TraceRecord | number) => {
       const id = await traceId(arg, 'export as a Go test');
