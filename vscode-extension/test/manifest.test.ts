@@ -24,7 +24,10 @@ test('debug type cmc with every launch attribute cmcdap reads', () => {
 test('snippets and initial configurations', () => {
   assert.deepEqual(dbg.configurationSnippets.map((s: { label: string }) => s.label), ['CMC: Check AODV', 'CMC: Open stored trace', 'CMC: Re-check from bookmark']);
   for (const s of dbg.configurationSnippets) assert.equal(s.body.type, 'cmc');
-  assert.equal(dbg.initialConfigurations[0].type, 'cmc');
+  // VS Code adds static initial configurations to the provider's; "${fileDirname}" or a folder
+  // may hold no model, so launch.json's first configurations all come from the provider
+  // (modelConfigurations: one per model found).
+  assert.equal(dbg.initialConfigurations, undefined);
 });
 
 test('every command in a menu is declared, and every declared command is implemented', () => {
