@@ -84,3 +84,15 @@ test('the page a browser opens carries the token, on the desktop and through cod
   const odd = parseViewsUrl({ url: 'http://127.0.0.1:1/', token: 'a+b=c' })!;
   assert.equal(new URL(browserUrl(odd, 'http://127.0.0.1:1/')).searchParams.get('token'), 'a+b=c');
 });
+
+test('when the session ends, the panel says so and offers to open its trace, instead of a page that retries', () => {
+  const views = parseViewsUrl({ url: 'http://127.0.0.1:41234/?token=a1b2' })!;
+  const index = '<!DOCTYPE html><html><head><script src="/assets/app.js"></script></head><body></body></html>';
+  const html = panelHtml({ indexHtml: index, assetBase: 'vscode-resource:/m/', cspSource: 'vscode-resource:', views, session: true, ended: { trace: 7 } });
+  assert.match(html, /The debug session has ended/);
+  assert.match(html, /<a href="command:cmc\.openTrace\?%5B7%5D">Open trace #7<\/a>/);
+  assert.doesNotMatch(html, /app\.js/, 'the bundle, which would retry the gone server, is not loaded');
+  const noTrace = panelHtml({ indexHtml: index, assetBase: 'vscode-resource:/m/', cspSource: 'vscode-resource:', session: true, ended: {} });
+  assert.match(noTrace, /The debug session has ended/);
+  assert.doesNotMatch(noTrace, /cmc\.openTrace/);
+});
