@@ -1,5 +1,6 @@
 // The CMC commands: open a trace, bookmarks (add, rename, delete, re-check from one), go to a
-// step, the views. Bookmark edits need a running cmc session: cmcdap does them over DAP.
+// step, the views. Adding a bookmark needs a session stopped on a trace; renaming and deleting
+// go through the session when one runs, else through `cmcdap bookmarks`.
 
 import * as vscode from 'vscode';
 import { valueText } from './choices';
