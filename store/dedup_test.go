@@ -1,7 +1,9 @@
 package store
 
 import (
+	"database/sql"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,21 +61,53 @@ func TestSameTraceStoredOnce(t *testing.T) {
 // hold it, and returns the copy's id.
 func copyTrace(t *testing.T, s *Store, id int64) int64 {
 	t.Helper()
-	res, err := s.db.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature, length,
-		init_hash, strings, found_at, env, derived_from, derivation, procs) SELECT run_id, model, params, kind, name,
-		message, site, signature, length, init_hash, strings, found_at, env, derived_from, derivation, procs
-		FROM traces WHERE id = ?`, id)
+	c, err := copyTraceSQL(s.db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := res.LastInsertId()
-	if _, err := s.db.Exec(`INSERT INTO steps SELECT ?, n, proc, event, hash, site, choices, notes, changes FROM steps WHERE trace_id = ?`, c, id); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.db.Exec(`INSERT INTO checkpoints SELECT ?, n, leaves FROM checkpoints WHERE trace_id = ?`, c, id); err != nil {
-		t.Fatal(err)
-	}
 	return c
+}
+
+// copyTraceSQL copies trace id with its steps and checkpoints, whatever columns the schema has.
+func copyTraceSQL(db *sql.DB, id int64) (int64, error) {
+	cols := func(table, skip string) (string, error) {
+		rows, err := db.Query(`SELECT name FROM pragma_table_info(?) WHERE name != ?`, table, skip)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return "", err
+			}
+			names = append(names, n)
+		}
+		return strings.Join(names, ", "), rows.Err()
+	}
+	tc, err := cols("traces", "id")
+	if err != nil {
+		return 0, err
+	}
+	res, err := db.Exec(`INSERT INTO traces (`+tc+`) SELECT `+tc+` FROM traces WHERE id = ?`, id)
+	if err != nil {
+		return 0, err
+	}
+	c, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	for _, table := range []string{"steps", "checkpoints"} {
+		rc, err := cols(table, "trace_id")
+		if err != nil {
+			return 0, err
+		}
+		if _, err := db.Exec(`INSERT INTO `+table+` (trace_id, `+rc+`) SELECT ?, `+rc+` FROM `+table+` WHERE trace_id = ?`, c, id); err != nil {
+			return 0, err
+		}
+	}
+	return c, nil
 }
 
 func TestPruneDuplicates(t *testing.T) {

@@ -216,17 +216,22 @@ func TestTracesPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw.SetMaxOpenConns(1) // the temporary tables below belong to one connection
 	// A copy of trace 1, with trace 1's bookmark moved onto it, as an older cmcdap stored it.
 	for _, q := range []string{
-		`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature, length, init_hash, strings,
-			found_at, env, derived_from, derivation, procs) SELECT run_id, model, params, kind, name, message, site,
-			signature, length, init_hash, strings, found_at, env, derived_from, derivation, procs FROM traces WHERE id = 1`,
-		`INSERT INTO steps SELECT 4, n, proc, event, hash, site, choices, notes, changes FROM steps WHERE trace_id = 1`,
-		`INSERT INTO checkpoints SELECT 4, n, leaves FROM checkpoints WHERE trace_id = 1`,
+		`CREATE TEMP TABLE t AS SELECT * FROM traces WHERE id = 1`,
+		`UPDATE t SET id = 4`,
+		`INSERT INTO traces SELECT * FROM t`,
+		`CREATE TEMP TABLE s AS SELECT * FROM steps WHERE trace_id = 1`,
+		`UPDATE s SET trace_id = 4`,
+		`INSERT INTO steps SELECT * FROM s`,
+		`CREATE TEMP TABLE c AS SELECT * FROM checkpoints WHERE trace_id = 1`,
+		`UPDATE c SET trace_id = 4`,
+		`INSERT INTO checkpoints SELECT * FROM c`,
 		`UPDATE bookmarks SET trace_id = 4`,
 	} {
 		if _, err := raw.Exec(q); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	raw.Close()
