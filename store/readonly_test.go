@@ -34,7 +34,9 @@ func TestOpenReadOnly(t *testing.T) {
 	if _, info, err := ro.Trace(id); err != nil || info.Model != richTrace().Model {
 		t.Errorf("reading trace %d: %+v, %v", id, info, err)
 	}
-	if _, err := ro.AddTrace(0, richTrace(), time.Unix(6, 0)); err == nil {
+	newTrace := richTrace() // not the stored one, which AddTrace would find instead of storing
+	newTrace.Steps[0].Hash++
+	if _, err := ro.AddTrace(0, newTrace, time.Unix(6, 0)); err == nil {
 		t.Errorf("a read-only store stored a trace")
 	}
 	if err := ro.Close(); err != nil {

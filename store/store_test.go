@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,7 +252,11 @@ func TestRunsAndSignatures(t *testing.T) {
 	other.Violation = engine.NewViolation("deadlock", "", "no event enabled", "")
 	first, _ := s.AddTrace(id, loop, time.Time{})
 	s.AddTrace(id, other, time.Time{})
-	again, _ := s.AddTrace(0, loop, time.Time{})
+	// The same violation along another path: a trace of its own that shares the signature.
+	detour := *loop
+	detour.Steps = slices.Clone(loop.Steps)
+	detour.Steps[len(detour.Steps)-1].Hash++
+	again, _ := s.AddTrace(0, &detour, time.Time{})
 	walk := newSynth(5).trace(3)
 	walk.Violation = nil
 	w, _ := s.AddTrace(0, walk, time.Time{})

@@ -46,8 +46,10 @@ type TraceInfo struct {
 }
 
 // AddTrace stores trace t, found by run runID (0: none) at time found (zero: now), with all its
-// steps in one transaction, and returns its id. Each call stores a new trace, so the distinct
-// violations of a run are distinct traces, and one found again shares its Signature.
+// steps in one transaction, and returns its id. A trace that is the same as a stored one (the same
+// violation along the same steps: see dedup.go) is not stored again: AddTrace returns the stored
+// one's id, whose TraceInfo.Run is the run that found it first. The same violation along another
+// path is a new trace that shares its Signature.
 func (s *Store) AddTrace(runID int64, t *engine.Trace, found time.Time) (int64, error) {
 	return s.addTrace(runID, t, found, 0, "")
 }
@@ -102,6 +104,15 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 	}
 	var id int64
 	err = s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
+		if from == 0 {
+			same, err := sameTrace(tx, t, params)
+			if err != nil {
+				return fmt.Errorf("store: add trace: look for the same trace: %w", err)
+			}
+			if id = same; id != 0 {
+				return nil
+			}
+		}
 		res, err := tx.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
 			length, init_hash, strings, found_at, env, derived_from, derivation, procs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run, t.Model, params, kind, name, msg, site, signature, len(t.Steps), int64(t.InitHash),

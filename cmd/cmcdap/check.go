@@ -164,11 +164,11 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	if dbPath == "" {
 		dbPath = store.DefaultPath(".")
 	}
-	ids, storeErr := storeRun(db, f.db, prog.Package, c, res, start)
+	ids, report, storeErr := storeRun(db, f.db, prog.Package, c, res, start, elapsed)
 	if f.jsonOut {
 		writeJSON(stdout, res, ids, elapsed, storeErr)
 	} else {
-		writeStored(stdout, res, ids, dbPath)
+		writeStored(stdout, res, ids, dbPath, report)
 		if storeErr == nil {
 			writeNextSteps(stdout, nextTrace(res, ids), f.db, pkgPath)
 		}
@@ -192,16 +192,21 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	return code, nil
 }
 
-// storeRun opens the database at path if the check did not need it before, and stores the run.
-func storeRun(db *traceDB, path string, pkg *service.Package, c *service.Check, res *engine.Result, start time.Time) ([]int64, error) {
+// storeRun opens the database at path if the check did not need it before, stores the run, and
+// describes it.
+func storeRun(db *traceDB, path string, pkg *service.Package, c *service.Check, res *engine.Result, start time.Time, elapsed time.Duration) ([]int64, service.Report, error) {
 	if db == nil {
 		var err error
 		if db, err = openStore(path); err != nil {
-			return nil, err
+			return nil, service.Report{}, err
 		}
 		defer db.Close()
 	}
-	return service.Save(db.Store, pkg, c, res, start, time.Now())
+	runID, ids, err := service.Save(db.Store, pkg, c, res, start, time.Now())
+	if err != nil {
+		return ids, service.Report{}, err
+	}
+	return ids, service.NewReport(db.Store, c, res, runID, ids, elapsed), nil
 }
 
 // unstored names what a failed store lost (the traces after the stored ones), as the subject of
@@ -247,9 +252,14 @@ func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result
 	}
 }
 
-// writeStored says where the check's traces were stored.
-func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string) {
+// writeStored says where the check's traces were stored, and, for a check from a bookmark, how
+// it compares with the bookmarked trace.
+func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r service.Report) {
 	for i := range res.Violations {
+		if i == 0 && r.Known {
+			fmt.Fprintf(w, "the same as trace %d in %s, found before (the same violation along the same steps): not stored again\n", ids[0], dbPath)
+			continue
+		}
 		if i < len(ids) {
 			fmt.Fprintf(w, "stored as trace %d in %s", ids[i], dbPath)
 			if len(res.Violations) > 1 {
@@ -260,6 +270,9 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string) {
 	}
 	if res.Walk != nil && len(ids) > len(res.Violations) {
 		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), ids[len(ids)-1], dbPath)
+	}
+	if r.Comparison != "" {
+		fmt.Fprintf(w, "from bookmark %s: %s\n", r.Bookmark.Name, r.Comparison)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 // as a regression test.
 func init() {
 	commands["minimize"] = command{run: minimizeCommand,
-		usage: "store a shorter trace ending in the same violation: minimize [-db FILE] [-pkg PATH] [-states N] ID"}
+		usage: "store a shorter trace ending in the same violation: minimize [-db FILE] [-pkg PATH] [-states N] [-json] ID"}
 	commands["export-test"] = command{run: exportTestCommand,
 		usage: "write a Go test that replays a trace and asserts its violation: export-test [-db FILE] [-pkg PATH] [-o FILE] ID"}
 }
@@ -51,6 +52,7 @@ func traceCommandFlags(name string, args []string, stderr io.Writer, more func(*
 func minimizeCommand(args []string, stdout, stderr io.Writer) int {
 	f, id, code, ok := traceCommandFlags("minimize", args, stderr, func(fs *flag.FlagSet, f *replayFlags) {
 		fs.Int64Var(&f.states, "states", replay.MinimizeStates, "bound of the breadth-first search for the shortest trace; beyond it, steps are deleted instead")
+		fs.BoolVar(&f.jsonOut, "json", false, "print the outcome as one JSON object (for editors)")
 	})
 	if !ok {
 		return code
@@ -66,6 +68,19 @@ func minimizeCommand(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// A minimizeResult is what minimize -json prints: an editor words it in its own terms (a button
+// that searches further instead of "raise -states").
+type minimizeResult struct {
+	Trace      int64 `json:"trace"`            // the trace minimized
+	Steps      int   `json:"steps"`            // its length
+	Stored     int64 `json:"stored,omitempty"` // the shorter trace stored; 0: the trace was minimal already
+	ShortSteps int   `json:"short_steps"`      // the length of the shortest trace found
+	// Shortest: a breadth-first search proved that no shorter trace ends in the violation. Else
+	// it stopped at States states and steps were deleted instead: a shorter trace may exist.
+	Shortest bool  `json:"shortest"`
+	States   int64 `json:"states"`
+}
+
 // minimize runs replay.Minimize on trace id in a worker and stores the result, linked to it.
 func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) error {
 	t, what, pkg, err := loadTraceAndPackage(ctx, f, id)
@@ -75,7 +90,9 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 	if t.Violation == nil {
 		return fmt.Errorf("%s has no violation to keep: minimize a trace that ends in one", what)
 	}
-	fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), tracefmt.Violation(t.Violation))
+	if !f.jsonOut {
+		fmt.Fprintf(stdout, "minimizing %s: %d steps, %s\n", what, len(t.Steps), tracefmt.Violation(t.Violation))
+	}
 	prog, err := service.Build(ctx, pkg)
 	if err != nil {
 		return err
@@ -84,25 +101,32 @@ func minimize(ctx context.Context, f *replayFlags, id int64, stdout io.Writer) e
 	if err != nil {
 		return fmt.Errorf("%w (package %s)", err, pkg.ImportPath)
 	}
+	res := minimizeResult{Trace: id, Steps: len(t.Steps), ShortSteps: len(short.Steps), Shortest: shortest, States: f.states}
+	if len(short.Steps) < len(t.Steps) {
+		db, err := openTraceDB(f.db, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if res.Stored, err = db.AddDerived(id, store.Minimized, short, time.Time{}); err != nil {
+			return err
+		}
+	} else {
+		res.ShortSteps = len(t.Steps)
+	}
+	if f.jsonOut {
+		return json.NewEncoder(stdout).Encode(res)
+	}
 	// What the length means: the shortest (a breadth-first search found it), or only 1-minimal.
 	how := "the shortest to the same violation"
 	if !shortest {
 		how = fmt.Sprintf("no step of it can be deleted; breadth-first search stopped at %s states, so a shorter trace may exist: raise -states", tracefmt.Thousands(f.states))
 	}
-	if len(short.Steps) >= len(t.Steps) {
+	if res.Stored == 0 {
 		fmt.Fprintf(stdout, "%s is minimal already: %s\n", what, how)
 		return nil
 	}
-	db, err := openTraceDB(f.db, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	newID, err := db.AddDerived(id, store.Minimized, short, time.Time{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "stored trace %d: %d steps, %s (cmcdap trace show %d)\n", newID, len(short.Steps), how, newID)
+	fmt.Fprintf(stdout, "stored trace %d: %d steps, %s (cmcdap trace show %d)\n", res.Stored, res.ShortSteps, how, res.Stored)
 	return nil
 }
 

@@ -67,6 +67,12 @@ func TestMinimizeAndExport(t *testing.T) {
 	if err := minimize(ctx, &cut, 1, &out); err != nil || !strings.Contains(out.String(), "no step of it can be deleted; breadth-first search stopped at 1 states") {
 		t.Errorf("minimizing by deleting steps: %v\n%s", err, out.String())
 	}
+	// An editor reads the outcome as JSON, and words "search further" in its own terms.
+	out.Reset()
+	cut.jsonOut = true
+	if err := minimize(ctx, &cut, 2, &out); err != nil || out.String() != `{"trace":2,"steps":6,"short_steps":6,"shortest":false,"states":1}`+"\n" {
+		t.Errorf("minimize -json of a minimal trace, search bounded: %v\n%s", err, out.String())
+	}
 
 	// Export into a copy of the package, inside this module, and run its tests.
 	dir, err := os.MkdirTemp("testdata", "export-")

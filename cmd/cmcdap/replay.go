@@ -25,6 +25,7 @@ type replayFlags struct {
 	db, pkg, file, model string
 	to                   int
 	states               int64 // minimize: bound of its breadth-first search
+	jsonOut              bool  // minimize: print a minimizeResult
 }
 
 func runReplay(args []string, stdout, stderr io.Writer) int {

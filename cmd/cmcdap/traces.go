@@ -17,14 +17,15 @@ import (
 	"github.com/cmc-go/cmc/tracefmt"
 )
 
-// The trace database's read-only commands: list traces, show one, list bookmarks.
+// The trace database's commands: list traces (and prune copies), show one, list bookmarks (and
+// rename or delete one, so an editor can without a debug session).
 func init() {
 	commands["traces"] = command{run: tracesCommand,
-		usage: "list stored traces: traces [-db FILE] [-json]"}
+		usage: "list stored traces: traces [-db FILE] [-json] [-prune]"}
 	commands["trace show"] = command{run: traceShowCommand,
 		usage: "print a stored trace step by step: trace show [-db FILE] [-json] ID"}
 	commands["bookmarks"] = command{run: bookmarksCommand,
-		usage: "list bookmarks: bookmarks [-db FILE] [-json]"}
+		usage: "list bookmarks: bookmarks [-db FILE] [-json] [-delete NAME | -rename NAME -to NEWNAME]"}
 }
 
 // dbFlags are the flags the trace database commands share.
@@ -34,12 +35,16 @@ type dbFlags struct {
 }
 
 // parseDBFlags parses args for command name and returns the positional ones; ok false means
-// return code (a bad flag said so in one line, or -h printed the flags).
-func parseDBFlags(name string, args []string, stderr io.Writer) (f dbFlags, pos []string, code int, ok bool) {
+// return code (a bad flag said so in one line, or -h printed the flags). more adds the command's
+// own flags.
+func parseDBFlags(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (f dbFlags, pos []string, code int, ok bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	for _, m := range more {
+		m(fs)
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, nil, flagError(stderr, name, err), false
@@ -74,18 +79,37 @@ func fail(stderr io.Writer, name string, err error) int {
 }
 
 func tracesCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, code, ok := parseDBFlags("traces", args, stderr)
+	var prune bool
+	f, pos, code, ok := parseDBFlags("traces", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&prune, "prune", false, "first remove every trace that is the same as an older one (the same violation along the same steps), moving its bookmarks to the one kept")
+	})
 	if !ok {
 		return code
 	}
 	if len(pos) > 0 {
 		return fail(stderr, "traces", fmt.Errorf("unexpected argument %q: to see one trace, use cmcdap trace show %s", pos[0], pos[0]))
 	}
-	db, err := openTraceDB(f.db, false)
+	db, err := openTraceDB(f.db, prune)
 	if err != nil {
 		return fail(stderr, "traces", err)
 	}
 	defer db.Close()
+	if prune {
+		removed, err := db.PruneDuplicates()
+		if err != nil {
+			return fail(stderr, "traces", err)
+		}
+		if f.jsonOut {
+			return printJSON(stdout, stderr, "traces", nonNil(removed))
+		}
+		for _, d := range removed {
+			fmt.Fprintf(stdout, "removed trace %d: the same as trace %d\n", d.Removed, d.Kept)
+		}
+		if len(removed) == 0 {
+			fmt.Fprintln(stdout, "no duplicate traces")
+		}
+		fmt.Fprintln(stdout)
+	}
 	traces, err := db.Traces(store.TraceQuery{})
 	if err != nil {
 		return fail(stderr, "traces", err)
@@ -202,18 +226,43 @@ func writeTraceHeader(w io.Writer, info store.TraceInfo, t *engine.Trace) {
 }
 
 func bookmarksCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, code, ok := parseDBFlags("bookmarks", args, stderr)
+	var del, rename, to string
+	f, pos, code, ok := parseDBFlags("bookmarks", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&del, "delete", "", "delete the bookmark `name`")
+		fs.StringVar(&rename, "rename", "", "rename the bookmark `name` (to the -to name)")
+		fs.StringVar(&to, "to", "", "the new `name` of the bookmark -rename names")
+	})
 	if !ok {
 		return code
 	}
 	if len(pos) > 0 {
 		return fail(stderr, "bookmarks", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	db, err := openTraceDB(f.db, false)
+	switch {
+	case del != "" && rename != "":
+		return fail(stderr, "bookmarks", errors.New("give -delete or -rename, not both"))
+	case (rename != "") != (strings.TrimSpace(to) != ""):
+		return fail(stderr, "bookmarks", errors.New("give -rename NAME with -to NEWNAME, e.g. cmcdap bookmarks -rename stale-rerr -to before-fix"))
+	}
+	db, err := openTraceDB(f.db, del != "" || rename != "")
 	if err != nil {
 		return fail(stderr, "bookmarks", err)
 	}
 	defer db.Close()
+	switch {
+	case del != "":
+		if err := db.DeleteBookmark(del); err != nil {
+			return fail(stderr, "bookmarks", err)
+		}
+		fmt.Fprintf(stdout, "deleted bookmark %s\n", del)
+		return 0
+	case rename != "":
+		if err := db.RenameBookmark(rename, strings.TrimSpace(to)); err != nil {
+			return fail(stderr, "bookmarks", err)
+		}
+		fmt.Fprintf(stdout, "renamed bookmark %s to %s\n", rename, strings.TrimSpace(to))
+		return 0
+	}
 	bms, err := db.Bookmarks()
 	if err != nil {
 		return fail(stderr, "bookmarks", err)

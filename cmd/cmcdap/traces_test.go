@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,8 @@ import (
 	"github.com/cmc-go/cmc/store"
 )
 
-// tracesDB makes a database with two traces of the same violation, a random walk and a bookmark.
+// tracesDB makes a database with two traces of the same violation (along different steps), a
+// random walk and a bookmark.
 func tracesDB(t *testing.T) (path string, loop *engine.Trace) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "traces.db")
@@ -40,8 +43,12 @@ func tracesDB(t *testing.T) (path string, loop *engine.Trace) {
 		Violation: engine.NewViolation("invariant", "noloop", "routing loop: A -> B -> A", ""),
 	}
 	found := time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC)
-	for range 2 {
-		if _, err := db.AddTrace(0, loop, found); err != nil {
+	// The same violation along two paths: the same one twice would be stored once.
+	detour := *loop
+	detour.Steps = slices.Clone(loop.Steps)
+	detour.Steps[0].Hash++
+	for _, tr := range []*engine.Trace{&detour, loop} {
+		if _, err := db.AddTrace(0, tr, found); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,5 +205,66 @@ func TestReadOnlyDatabase(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the directory holds %v; want only the database", names)
+	}
+}
+
+// traces -prune removes the copies a database written before traces were merged may hold: the
+// same violation along the same steps, kept once, its bookmarks moved to the one kept.
+func TestTracesPrune(t *testing.T) {
+	path, _ := tracesDB(t)
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1) // the temporary tables below belong to one connection
+	// A copy of trace 1, with trace 1's bookmark moved onto it, as an older cmcdap stored it.
+	for _, q := range []string{
+		`CREATE TEMP TABLE t AS SELECT * FROM traces WHERE id = 1`,
+		`UPDATE t SET id = 4`,
+		`INSERT INTO traces SELECT * FROM t`,
+		`CREATE TEMP TABLE s AS SELECT * FROM steps WHERE trace_id = 1`,
+		`UPDATE s SET trace_id = 4`,
+		`INSERT INTO steps SELECT * FROM s`,
+		`CREATE TEMP TABLE c AS SELECT * FROM checkpoints WHERE trace_id = 1`,
+		`UPDATE c SET trace_id = 4`,
+		`INSERT INTO checkpoints SELECT * FROM c`,
+		`UPDATE bookmarks SET trace_id = 4`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	code, out, errs := runCmd(tracesCommand, "-db", path, "-prune")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, "removed trace 4: the same as trace 1\n\n") || strings.Contains(out, "\n 4 ") {
+		t.Errorf("traces -prune: code %d, stderr %q, output\n%s", code, errs, out)
+	}
+	if code, out, _ := runCmd(bookmarksCommand, "-db", path, "-json"); code != 0 || !strings.Contains(out, `"trace": 1,`) {
+		t.Errorf("the bookmark of the removed copy: %s", out)
+	}
+	code, out, _ = runCmd(tracesCommand, "-db", path, "-prune", "-json")
+	if code != 0 || out != "[]\n" {
+		t.Errorf("traces -prune -json again: code %d, %q", code, out)
+	}
+}
+
+// Bookmarks can be renamed and deleted without a debug session.
+func TestBookmarksEdit(t *testing.T) {
+	path, _ := tracesDB(t)
+	if code, out, errs := runCmd(bookmarksCommand, "-db", path, "-rename", "stale rerr", "-to", " before fix "); code != 0 || out != "renamed bookmark stale rerr to before fix\n" {
+		t.Errorf("bookmarks -rename: code %d, %q, %q", code, out, errs)
+	}
+	if code, _, errs := runCmd(bookmarksCommand, "-db", path, "-rename", "before fix"); code != 2 || !strings.Contains(errs, "with -to NEWNAME") {
+		t.Errorf("bookmarks -rename without -to: code %d, %q", code, errs)
+	}
+	if code, _, errs := runCmd(bookmarksCommand, "-db", path, "-delete", "stale rerr"); code != 2 || !strings.Contains(errs, "not found") {
+		t.Errorf("bookmarks -delete of the old name: code %d, %q", code, errs)
+	}
+	if code, out, errs := runCmd(bookmarksCommand, "-db", path, "-delete", "before fix"); code != 0 || out != "deleted bookmark before fix\n" {
+		t.Errorf("bookmarks -delete: code %d, %q, %q", code, out, errs)
+	}
+	if code, out, _ := runCmd(bookmarksCommand, "-db", path); code != 0 || !strings.HasPrefix(out, "no bookmarks") {
+		t.Errorf("bookmarks after delete: %q", out)
 	}
 }

@@ -72,14 +72,18 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 		s.terminated()
 		return
 	}
-	ids, err := service.Save(s.db, run.build.Package, run.check, res, run.start, end)
+	runID, ids, err := service.Save(s.db, run.build.Package, run.check, res, run.start, end)
 	if err != nil {
 		s.output("stderr", fmt.Sprintf("check %s: store the traces: %v\n", run.check.Model, err))
 	}
-	summary := summarize(run, res, ids, end.Sub(run.start), s.db.Path())
+	report := service.NewReport(s.db, run.check, res, runID, ids, end.Sub(run.start))
+	summary := summarize(run, res, ids, end.Sub(run.start), s.db.Path(), report)
 	head := strings.SplitN(summary, "\n", 3) // what was checked; how many states
 	s.progressEnd(run, strings.Join(head[:min(2, len(head))], ": "))
 	s.output("console", summary)
+	// The editor shows the result where the user looks (a notification, the results view), with or
+	// without a violation: the console is not enough.
+	s.send(&resultEvent{Event: event("cmc/result"), Body: report})
 	if len(res.Violations) == 0 || len(ids) == 0 || run.noDebug {
 		code := 0
 		if len(res.Violations) > 0 {
@@ -94,15 +98,21 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 }
 
 // summarize says what a check did and found, as the debug console shows it.
-func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string) string {
+func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string, r service.Report) string {
 	var b strings.Builder
 	tracefmt.Summary(&b, tracefmt.Check{Model: run.check.Model, Params: run.check.Params, Package: run.build.Package.ImportPath,
 		Search: orDefault(run.check.Settings.Search, "bfs"), Elapsed: elapsed}, res)
 	for i, t := range res.Violations {
 		fmt.Fprintf(&b, "violation: %s (%d steps)\n", tracefmt.Violation(t.Violation), len(t.Steps))
-		if i < len(ids) {
+		switch {
+		case i == 0 && r.Known:
+			fmt.Fprintf(&b, "the same as trace %d in %s, found before (the same violation along the same steps): not stored again\n", ids[i], dbPath)
+		case i < len(ids):
 			fmt.Fprintf(&b, "stored as trace %d in %s\n", ids[i], dbPath)
 		}
+	}
+	if r.Comparison != "" {
+		fmt.Fprintf(&b, "from bookmark %s: %s\n", r.Bookmark.Name, r.Comparison)
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/internal/transition"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
@@ -40,6 +41,13 @@ type viewsBody struct {
 	URL string `json:"url"`
 }
 
+// resultEvent says what a finished check found (cmc/result), before the session stops on its
+// trace or ends.
+type resultEvent struct {
+	dap.Event
+	Body service.Report `json:"body"`
+}
+
 var customCommands = map[string]customCommand{
 	"cmc/traces": custom((*Session).cmcTraces,
 		"The traces in the database (`db` is its path), and the session's (`current`; 0: none yet)."),
@@ -67,6 +75,8 @@ var customCommands = map[string]customCommand{
 var customEvents = []CustomMessage{
 	{Name: "cmc/views", Body: reflect.TypeFor[viewsBody](),
 		Doc: "Where the views server (heap graph, sequence chart, diff) is: `url`, with its token."},
+	{Name: "cmc/result", Body: reflect.TypeFor[service.Report](),
+		Doc: "What a finished check found, violation or not: states, time, complete or not, the stored `trace` (`known`: found before), and for a check from a bookmark how it compares with the bookmarked trace (`comparison`)."},
 }
 
 // A customCommand answers one custom request. Its handler takes the arguments as a Go type and
@@ -125,6 +135,7 @@ func newCodec() *dap.Codec {
 		c.RegisterRequest(name, func() dap.Message { return &customRequest{} }, func() dap.Message { return &customResponse{} })
 	}
 	c.RegisterEvent("cmc/views", func() dap.Message { return &viewsEvent{} })
+	c.RegisterEvent("cmc/result", func() dap.Message { return &resultEvent{} })
 	return c
 }
 

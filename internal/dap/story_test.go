@@ -1,12 +1,16 @@
 package dap
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cmc-go/cmc/internal/dap/daptest"
+	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/store"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 
@@ -244,8 +248,22 @@ func TestStory(t *testing.T) {
 		if n := len(stack(t, c, 2)); n != 5 {
 			t.Fatalf("%d frames, want the 4 steps and the initial state", n)
 		}
-		if out := c.Output(); !strings.Contains(out, "stored as trace 2") {
+		// The same steps as trace 1: the session opens trace 1, nothing is stored twice.
+		if out := c.Output(); !strings.Contains(out, "the same as trace 1 in ") || strings.Contains(out, "stored as trace 2") {
 			t.Fatalf("output: %s", out)
+		}
+		if r := result(t, c); r.Trace != 1 || !r.Known || r.Bookmark == nil || r.Bookmark.Name != "b-has-route" ||
+			r.Comparison != "original: invariant HopBound: B's route to A has 3 hops at step 4 (trace 1); now: the same violation along the same steps (trace 1)" {
+			t.Fatalf("cmc/result %+v", r)
+		}
+		c.Send("cmc/traces", nil)
+		var list struct {
+			Traces  []store.TraceInfo `json:"traces"`
+			Current int64             `json:"current"`
+		}
+		daptest.ExpectCustom(t, c, "cmc/traces", &list)
+		if len(list.Traces) != 1 || list.Current != 1 {
+			t.Fatalf("traces after the re-check: %d, current %d; want trace 1 only", len(list.Traces), list.Current)
 		}
 	})
 	t.Run("relaunch from the bookmark, fixed", func(t *testing.T) {
@@ -264,5 +282,27 @@ func TestStory(t *testing.T) {
 		if out := c.Output(); !strings.Contains(out, "no violation") {
 			t.Fatalf("output: %s", out)
 		}
+		// What the editor shows: no violation, in how many states, complete, and the comparison.
+		r := result(t, c)
+		want := fmt.Sprintf("original: invariant HopBound: B's route to A has 3 hops at step 4 (trace 1); now: no violation in %s states (complete)", tracefmt.Thousands(r.States))
+		if r.Violation != "" || r.Trace != 0 || !r.Complete || r.States == 0 || r.Comparison != want {
+			t.Fatalf("cmc/result %+v; want the comparison %q", r, want)
+		}
 	})
+}
+
+// result is the cmc/result event a check sent.
+func result(t *testing.T, c *daptest.Client) service.Report {
+	t.Helper()
+	for _, m := range c.SetAside() {
+		if e, ok := m.(*daptest.CustomEvent); ok && e.Event.Event == "cmc/result" {
+			var r service.Report
+			if err := json.Unmarshal(e.Body, &r); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+	}
+	t.Fatal("no cmc/result event")
+	return service.Report{}
 }

@@ -87,11 +87,11 @@ func Bookmark(db *store.Store, name string) (store.Bookmark, error) {
 }
 
 // Save stores a check's run and its traces (the violations, then a kept random walk) and returns
-// the traces' ids. Every front end stores the same record: the package by import path and the
-// settings as a RunSettings.
-func Save(db *store.Store, pkg *Package, c *Check, res *engine.Result, start, end time.Time) ([]int64, error) {
+// the run's id and the traces' ids: a trace found before along the same steps keeps its id (see
+// store.AddTrace; NewReport says so). Every front end stores the same record: the package by
+// import path and the settings as a RunSettings.
+func Save(db *store.Store, pkg *Package, c *Check, res *engine.Result, start, end time.Time) (runID int64, ids []int64, err error) {
 	run := store.Run{Model: c.Model, Package: pkg.ImportPath, Params: c.Params, Settings: c.Settings.json(),
 		Code: pkg.CodeID, Start: start, End: end}
-	_, ids, err := db.AddResult(run, res, end)
-	return ids, err
+	return db.AddResult(run, res, end)
 }

@@ -22,7 +22,7 @@ func TestSaveOneRecord(t *testing.T) {
 	c := &Check{Model: "AODV", Params: map[string]string{"nodes": "3"}, Settings: DefaultSettings()}
 	c.Settings.MaxDepth, c.Settings.MaxStates = 12, 1000
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	if _, err := Save(db, pkg, c, &engine.Result{States: 7}, start, start.Add(time.Second)); err != nil {
+	if _, _, err := Save(db, pkg, c, &engine.Result{States: 7}, start, start.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	run, err := db.Run(1)

@@ -1,5 +1,6 @@
 // The CMC commands: open a trace, bookmarks (add, rename, delete, re-check from one), go to a
-// step, the views. Bookmark edits need a running cmc session: cmcdap does them over DAP.
+// step, the views. Adding a bookmark needs a session stopped on a trace; renaming and deleting
+// go through the session when one runs, else through `cmcdap bookmarks`.
 
 import * as vscode from 'vscode';
 import { valueText } from './choices';
@@ -8,16 +9,11 @@ import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
-import { BookmarkRecord, TraceRecord, checkBookmarkName, stepOfFrame } from './trees';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, frameStepOf } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
-
-/** The argument VS Code passes to debug/callstack/context commands. */
-interface CallStackContext {
-  sessionId?: string;
-  frameId?: number;
-  frameName?: string;
-}
+import { browserUrl } from './panelHtml';
+import { MinimizeMessage, minimizeMessage, parseMinimize } from './results';
 
 export interface CommandDeps {
   sessions: CmcSessions;
@@ -43,13 +39,24 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       const folder = folderFor();
       return vscode.debug.startDebugging(folder, openTraceConfig(id, dbFor(folder), programOf(d)) as vscode.DebugConfiguration);
     }),
-    reg('cmc.minimizeTrace', async (arg?: TraceRecord | number) => {
+    reg('cmc.minimizeTrace', async (arg?: TraceRecord | number, states?: number) => {
       const id = await traceId(arg, 'minimize');
       if (id === undefined) return;
-      const out = await cmcdap(d, `Minimizing trace #${id}`, ['minimize', id], 600000);
+      const bound = typeof states === 'number' ? ['-states', states] : [];
+      const out = await cmcdap(d, `Minimizing trace #${id}`, ['minimize', '-json', ...bound, id], 600000);
       if (out === undefined) return;
       d.traces.refresh();
-      void vscode.window.showInformationMessage(`cmc: ${out.trim().split('\n').pop()}`);
+      let m: MinimizeMessage;
+      try {
+        m = minimizeMessage(parseMinimize(out));
+      } catch (e) {
+        void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+        return;
+      }
+      const open = m.open !== undefined ? `Open Trace #${m.open}` : undefined;
+      const pick = await vscode.window.showInformationMessage(m.text, ...[open, m.retry?.label].filter((x): x is string => x !== undefined));
+      if (pick !== undefined && pick === open) await vscode.commands.executeCommand('cmc.openTrace', m.open);
+      else if (pick !== undefined && pick === m.retry?.label) await vscode.commands.executeCommand('cmc.minimizeTrace', id, m.retry.states);
     }),
     reg('cmc.exportTraceTest', async (arg?: TraceRecord | number) => {
       const id = await traceId(arg, 'export as a Go test');
@@ -71,33 +78,46 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       d.bookmarks.refresh();
     }),
     reg('cmc.addBookmark', () => addBookmark(d, needSession(d))),
-    reg('cmc.bookmarkFrame', (ctx?: CallStackContext) => addBookmark(d, needSession(d), frameStep(d, ctx))),
+    reg('cmc.bookmarkFrame', async (...args: unknown[]) => {
+      const c = needSession(d);
+      const step = c && frameStep(c, args);
+      if (step !== undefined) await addBookmark(d, c, step);
+    }),
     reg('cmc.gotoStep', async () => {
       const c = needSession(d);
       if (!c) return;
       const s = await vscode.window.showInputBox({ prompt: 'Go to step', value: String(c.focusedStep() ?? ''), validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'A step is a whole number, 0 or more') });
       if (s !== undefined) await request(c, 'cmc/gotoStep', { step: Number(s.trim()) });
     }),
-    reg('cmc.gotoFrameStep', async (ctx?: CallStackContext) => {
+    reg('cmc.gotoFrameStep', async (...args: unknown[]) => {
       const c = needSession(d);
-      const step = frameStep(d, ctx);
-      if (c && step !== undefined) await request(c, 'cmc/gotoStep', { step });
+      const step = c && frameStep(c, args);
+      if (step !== undefined) await request(c!, 'cmc/gotoStep', { step });
     }),
+    // Renaming and deleting work on the trace database: through the session when one runs (it
+    // has the database open), else with cmcdap bookmarks.
     reg('cmc.renameBookmark', async (b?: BookmarkRecord) => {
-      const c = needSession(d, 'rename a bookmark');
       b ??= await pickBookmark(d);
-      if (!c || !b) return;
+      if (!b) return;
       const taken = d.bookmarks.items.map((x) => x.name).filter((n) => n !== b!.name);
       const newName = await vscode.window.showInputBox({ prompt: `Rename bookmark "${b.name}"`, value: b.name, validateInput: (v) => checkBookmarkName(v, taken) });
       if (newName === undefined || newName.trim() === b.name) return;
-      if (await request(c, 'cmc/renameBookmark', { name: b.name, newName: newName.trim() })) d.bookmarks.refresh();
+      const c = d.sessions.any();
+      const done = c
+        ? await request(c, 'cmc/renameBookmark', { name: b.name, newName: newName.trim() })
+        : (await cmcdap(d, `Renaming bookmark ${b.name}`, ['bookmarks', '-rename', b.name, '-to', newName.trim()], 20000)) !== undefined;
+      if (done) d.bookmarks.refresh();
     }),
     reg('cmc.removeBookmark', async (b?: BookmarkRecord) => {
-      const c = needSession(d, 'delete a bookmark');
       b ??= await pickBookmark(d);
-      if (!c || !b) return;
+      if (!b) return;
       const ok = await vscode.window.showWarningMessage(`Delete bookmark "${b.name}"?`, { modal: true }, 'Delete');
-      if (ok === 'Delete' && (await request(c, 'cmc/removeBookmark', { name: b.name }))) d.bookmarks.refresh();
+      if (ok !== 'Delete') return;
+      const c = d.sessions.any();
+      const done = c
+        ? await request(c, 'cmc/removeBookmark', { name: b.name })
+        : (await cmcdap(d, `Deleting bookmark ${b.name}`, ['bookmarks', '-delete', b.name], 20000)) !== undefined;
+      if (done) d.bookmarks.refresh();
     }),
     reg('cmc.recheckFromBookmark', async (b?: BookmarkRecord) => {
       b ??= await pickBookmark(d);
@@ -111,10 +131,14 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       return vscode.debug.startDebugging(folder, recheckConfig(b.name, program, dbFor(folder)) as vscode.DebugConfiguration);
     }),
     reg('cmc.openViews', () => d.panel.open()),
-    reg('cmc.openViewsInBrowser', () => {
-      const url = d.sessions.any()?.views?.url;
-      if (!url) return vscode.window.showInformationMessage('cmc: the views are served while a cmc debug session runs');
-      return vscode.env.openExternal(vscode.Uri.parse(url));
+    reg('cmc.openViewsInBrowser', async () => {
+      const views = d.sessions.any()?.views;
+      if (!views) return vscode.window.showInformationMessage('cmc: the views are served while a cmc debug session runs');
+      // In code-server or a remote window the server's 127.0.0.1 is not the browser's: asExternalUri
+      // forwards it. The URL goes to openExternal as a string (which VS Code opens as it is):
+      // a vscode.Uri would escape the "=" of ?token= and the server would refuse the page.
+      const external = await vscode.env.asExternalUri(vscode.Uri.parse(`${views.httpOrigin}/`));
+      return vscode.env.openExternal(browserUrl(views, external.toString(true)) as unknown as vscode.Uri);
     }),
     reg('cmc.showChoices', async () => {
       const c = needSession(d);
@@ -186,15 +210,16 @@ async function request<K extends keyof CustomRequests>(c: CmcSession, command: K
   }
 }
 
-/** The step of the frame a Call Stack context command was run on. */
-function frameStep(d: CommandDeps, ctx?: CallStackContext): number | undefined {
-  const c = d.sessions.active();
-  if (!c) return undefined;
-  if (ctx?.frameId !== undefined) {
-    const f = c.frames.get(ctx.frameId);
-    if (f) return f.step;
+/**
+ * The step of the frame a Call Stack context command was run on; when the arguments do not say
+ * which frame it was, it says so and returns undefined, never another step.
+ */
+function frameStep(c: CmcSession, args: readonly unknown[]): number | undefined {
+  const step = frameStepOf(args, c.frames);
+  if (step === undefined) {
+    void vscode.window.showErrorMessage('cmc: cannot tell which step this Call Stack frame shows (cmcdap names frames "#STEP ..."): select the frame and use "CMC: Bookmark Current Step" instead');
   }
-  return stepOfFrame({ name: ctx?.frameName }) ?? c.focusedStep();
+  return step;
 }
 
 async function addBookmark(d: CommandDeps, c: CmcSession | undefined, step?: number): Promise<void> {

@@ -151,6 +151,43 @@ export async function chooseModel(
   return model === undefined ? undefined : { ...config, model };
 }
 
+/** Whether a Go source file registers models: it calls cmc.Register (a test file does not count). */
+export function registersModels(file: string, source: string): boolean {
+  return file.endsWith('.go') && !file.endsWith('_test.go') && /\bcmc\.Register\s*\(/.test(source);
+}
+
+/** A package of the workspace and the models `cmcdap models` says it registers. */
+export interface PackageModels {
+  /** Absolute directory. */
+  dir: string;
+  models: string[];
+}
+
+/**
+ * modelConfigurations is what launch.json starts with: one configuration per model found in the
+ * workspace, named after the model (and its directory, when two packages register models of the
+ * same name), checking it in its package. A package without models gets none.
+ */
+export function modelConfigurations(found: readonly PackageModels[], folder?: string): LaunchConfig[] {
+  const root = folder?.replace(/[\\/]+$/, '');
+  const rel = (dir: string) => {
+    if (root === undefined || !(dir === root || dir.startsWith(root + '/') || dir.startsWith(root + '\\'))) return { program: dir, where: dir };
+    const r = dir.slice(root.length + 1).replace(/\\/g, '/');
+    return { program: r ? `\${workspaceFolder}/${r}` : '${workspaceFolder}', where: r || '.' };
+  };
+  const all = [...found].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)).flatMap((p) => p.models.map((model) => ({ model, ...rel(p.dir) })));
+  const count = new Map<string, number>();
+  for (const c of all) count.set(c.model, (count.get(c.model) ?? 0) + 1);
+  return all.map((c) => ({
+    type: 'cmc',
+    request: 'launch',
+    name: count.get(c.model)! > 1 ? `${c.model} (${c.where})` : c.model,
+    program: c.program,
+    model: c.model,
+    search: 'bfs',
+  }));
+}
+
 /** modelNames checks the output of `cmcdap models -json`: an array of names. */
 export function modelNames(out: unknown): string[] {
   if (!Array.isArray(out) || !out.every((m) => typeof m === 'string')) {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AdapterFound, findCmcdap } from './adapterPath';
 import { runJson } from './cli';
-import { LaunchConfig, checkThisPackage, chooseModel, defaultDb, modelNames, resolveLaunch } from './config';
+import { LaunchConfig, PackageModels, chooseModel, defaultDb, modelConfigurations, modelNames, registersModels, resolveLaunch } from './config';
 
 export function isExecutable(p: string): boolean {
   try {
@@ -65,9 +65,46 @@ export function folderFor(folder?: vscode.WorkspaceFolder): vscode.WorkspaceFold
 export class CmcConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly extensionPath: string, private readonly remember: (program: string) => void) {}
 
-  provideDebugConfigurations(folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration[] {
+  /**
+   * launch.json's first configurations: one per model the workspace folder's packages register
+   * (the Go files that call cmc.Register, confirmed and named by `cmcdap models`), none for a
+   * folder without models. The dynamic ones (the run menu) are the same list.
+   */
+  async provideDebugConfigurations(folder: vscode.WorkspaceFolder | undefined, token?: vscode.CancellationToken): Promise<vscode.DebugConfiguration[]> {
     const f = folderFor(folder);
-    return [checkThisPackage({ activeFile: activeGoFile(), folder: f?.uri.fsPath }) as vscode.DebugConfiguration];
+    if (!f) return [];
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'cmc: looking for models in the workspace…', cancellable: true }, async (_, cancel) => {
+      const files = await vscode.workspace.findFiles(new vscode.RelativePattern(f, '**/*.go'), '{**/testdata/**,**/vendor/**,**/node_modules/**,**/.git/**}', 5000, token);
+      const dirs = new Set<string>();
+      for (const uri of files) {
+        if (dirs.has(path.dirname(uri.fsPath))) continue;
+        let src: string;
+        try {
+          src = fs.readFileSync(uri.fsPath, 'utf8');
+        } catch {
+          continue;
+        }
+        if (registersModels(uri.fsPath, src)) dirs.add(path.dirname(uri.fsPath));
+      }
+      const found: PackageModels[] = [];
+      const failed: string[] = [];
+      for (const dir of [...dirs].sort()) {
+        if (cancel.isCancellationRequested || token?.isCancellationRequested) return [];
+        try {
+          found.push({ dir, models: await this.listModels(dir, f) });
+        } catch (e) {
+          failed.push(`${path.relative(f.uri.fsPath, dir) || '.'}: ${(e as Error).message}`);
+        }
+      }
+      const configs = modelConfigurations(found, f.uri.fsPath);
+      if (configs.length === 0) {
+        const why = failed.length ? ` (${failed.join('; ')})` : '';
+        void vscode.window.showWarningMessage(`cmc: no package in ${f.name} registers a model${why}: call cmc.Register(name, build) in an init function, then add a configuration`);
+      } else if (failed.length) {
+        void vscode.window.showWarningMessage(`cmc: some packages did not list their models: ${failed.join('; ')}`);
+      }
+      return configs as vscode.DebugConfiguration[];
+    });
   }
 
   resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
@@ -99,7 +136,7 @@ export class CmcConfigurationProvider implements vscode.DebugConfigurationProvid
     const found = locateCmcdap(this.extensionPath, folder?.uri.fsPath);
     if ('error' in found) return Promise.reject(new Error(found.error));
     return Promise.resolve(vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: 'cmc: listing the models of the package' },
+      { location: vscode.ProgressLocation.Window, title: `cmc: listing the models of ${path.basename(program)}` },
       async () => modelNames(await runJson(found.path, ['models', '-json', '.'], program, 180000)),
     ));
   }

@@ -8,7 +8,8 @@ import { CmcAdapterFactory, CmcConfigurationProvider } from './debug';
 import { ChoiceValues } from './inline';
 import { ViewsPanel } from './panel';
 import { CmcSessions } from './sessions';
-import { BookmarkTree, StoreLists, TraceTree } from './treeViews';
+import { reportMessage } from './results';
+import { BookmarkTree, ResultTree, StoreLists, TraceTree } from './treeViews';
 
 const lastProgramKey = 'cmc.lastProgram';
 
@@ -18,6 +19,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const lists = new StoreLists(sessions, context.extensionPath);
   const traces = new TraceTree(lists);
   const bookmarks = new BookmarkTree(lists);
+  const results = new ResultTree();
   const panel = new ViewsPanel(context.extensionPath, sessions);
   const choices = new ChoiceValues(sessions);
   const remember = (program: string) => void context.workspaceState.update(lastProgramKey, program);
@@ -48,6 +50,20 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.languages.registerHoverProvider({ language: 'go', scheme: 'file' }, choices),
     sessions.onDidStopFirst(refreshTrees), // a check that stops has stored its trace
     sessions.onDidChangeBookmarks(() => bookmarks.refresh()),
+    results,
+    vscode.window.createTreeView('cmc.results', { treeDataProvider: results }),
+    sessions.onDidReport((c) => {
+      const r = c.report!;
+      results.add(r);
+      traces.refresh();
+      const m = reportMessage(r);
+      if (!m.notify) return;
+      // With a violation the session stops on its trace; without, the original is worth a click.
+      const open = m.open !== undefined && !r.violation ? `Open Trace #${m.open}` : undefined;
+      void vscode.window.showInformationMessage(m.notify, ...(open ? [open] : [])).then((pick) => {
+        if (pick && pick === open) void vscode.commands.executeCommand('cmc.openTrace', m.open);
+      });
+    }),
     vscode.debug.onDidTerminateDebugSession((s) => {
       if (s.type === 'cmc') refreshTrees();
     }),

@@ -42,6 +42,10 @@ export class ViewsPanel implements vscode.Disposable {
       sessions.onDidChangeViews((c) => {
         if (this.panel && c === sessions.active()) this.render(c);
       }),
+      // The session shown has ended: its server is gone, so say so instead of a page that retries.
+      sessions.onDidEnd((c) => {
+        if (this.panel && this.shownKey === keyOf(c)) this.render(c);
+      }),
       sessions.onDidChange((c) => {
         // Open on the first stop once the Call Stack is known, so VS Code has opened the
         // stopped step's source and the panel goes beside it. A panel that is open already (a
@@ -76,7 +80,7 @@ export class ViewsPanel implements vscode.Disposable {
         { viewColumn, preserveFocus },
         {
           enableScripts: true,
-          enableCommandUris: ['cmc.openViewsInBrowser'],
+          enableCommandUris: ['cmc.openViewsInBrowser', 'cmc.openTrace'],
           retainContextWhenHidden: true,
           localResourceRoots: [vscode.Uri.file(this.mediaDir), vscode.Uri.file(this.resourcesDir)],
         },
@@ -103,13 +107,14 @@ export class ViewsPanel implements vscode.Disposable {
     this.relay?.closeAll();
     this.relay = undefined;
     const prelude: string[] = [];
-    const views = c?.views;
+    const views = c?.ended ? undefined : c?.views;
     if (views && relayed()) {
       const panel = this.panel;
       this.relay = new WsRelay((e) => void panel.webview.postMessage(e), (url) => isViewsSocket(url, views.wsOrigin));
       prelude.push(webview.asWebviewUri(vscode.Uri.file(path.join(this.resourcesDir, 'ws-relay.js'))).toString());
     }
-    webview.html = panelHtml({ indexHtml, assetBase, cspSource: webview.cspSource, views, session: c !== undefined, prelude });
+    const ended = c?.ended ? { trace: c.trace() } : undefined;
+    webview.html = panelHtml({ indexHtml, assetBase, cspSource: webview.cspSource, views, session: c !== undefined, prelude, ended });
     if (c?.stopped) void webview.postMessage({ type: 'cmc/step', step: c.focusedStep(), stopped: true });
   }
 

@@ -49,6 +49,18 @@ export function parseViewsUrl(body: unknown): ViewsEndpoint | undefined {
   };
 }
 
+/**
+ * browserUrl is the views page a browser opens: external is the server's origin as the browser
+ * can reach it (vscode.env.asExternalUri of httpOrigin: itself on the desktop, a forwarded port or
+ * code-server's proxy otherwise), and the token goes on as the views server reads it, ?token=...
+ * The string is built here, not by vscode.Uri, whose toString escapes the "=" of a query and so
+ * loses the token.
+ */
+export function browserUrl(v: ViewsEndpoint, external: string): string {
+  const base = external.replace(/[?#].*$/, '').replace(/\/?$/, '/');
+  return `${base}?token=${encodeURIComponent(v.token)}`;
+}
+
 export interface PanelPage {
   /** media/views/index.html of the bundle, if the extension has one. */
   indexHtml?: string;
@@ -61,6 +73,11 @@ export interface PanelPage {
   session?: boolean;
   /** Scripts of the extension to run before the bundle's (webview URIs), e.g. the relay. */
   prelude?: string[];
+  /**
+   * The session the panel showed has ended: the page says so (its views server is gone, so the
+   * bundle would only retry) and offers to open the trace it showed, if it was stored.
+   */
+  ended?: { trace?: number };
 }
 
 export function contentSecurityPolicy(cspSource: string, views?: ViewsEndpoint): string {
@@ -109,7 +126,7 @@ export function panelHtml(p: PanelPage): string {
     `<script type="application/json" id="cmc-config">${scriptJson({ url: v?.url ?? '', ws: v?.ws ?? '', token: v?.token ?? '', host: 'vscode' })}</script>` +
     (p.prelude ?? []).map((src) => `\n<script src="${escapeHtml(src)}"></script>`).join('');
   const dataAttrs = ` data-cmc-url="${escapeHtml(p.views?.url ?? '')}" data-cmc-token="${escapeHtml(p.views?.token ?? '')}"`;
-  if (p.indexHtml === undefined || !v) return placeholder(csp, config, dataAttrs, p);
+  if (p.indexHtml === undefined || !v || p.ended) return placeholder(csp, config, dataAttrs, p);
 
   let html = p.indexHtml.replace(/<meta[^>]+http-equiv=["']?content-security-policy["']?[^>]*>/gi, '');
   html = html.replace(/(<(?:script|link|img|source)\b[^>]*?\s(?:src|href)=)(["'])([^"']*)\2/gi, (_all, pre: string, q: string, ref: string) => `${pre}${q}${assetRef(ref, p.assetBase)}${q}`);
@@ -126,7 +143,13 @@ export function panelHtml(p: PanelPage): string {
 
 function placeholder(csp: string, config: string, dataAttrs: string, p: PanelPage): string {
   let why: string;
-  if (!p.views && !p.session) {
+  if (p.ended) {
+    const t = p.ended.trace;
+    why = '<p>The debug session has ended, and with it the views server.</p>' +
+      (t !== undefined
+        ? `<p><a href="command:cmc.openTrace?${escapeHtml(encodeURIComponent(JSON.stringify([t])))}">Open trace #${t}</a> to step through it again.</p>`
+        : '<p>Start a <code>cmc</code> debug session to see the views again.</p>');
+  } else if (!p.views && !p.session) {
     why = '<p>Start a <code>cmc</code> debug session: the views show the heap graph, diff and message chart of the step the debugger is stopped on.</p>';
   } else if (!p.views) {
     why = '<p>This cmcdap announced no views server (no <code>cmc/views</code> event): update cmcdap.</p>';

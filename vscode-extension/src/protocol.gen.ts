@@ -18,6 +18,7 @@ export interface CustomRequests {
 /** The custom events cmcdap sends: the body of each. */
 export interface CustomEvents {
   'cmc/views': ViewsBody;
+  'cmc/result': Report;
 }
 
 /** dap.bookmarkArgs */
@@ -101,6 +102,24 @@ export interface ViewsBody {
   url: string;
 }
 
+/** service.Report */
+export interface Report {
+  model: string;
+  states: number;
+  transitions: number;
+  depth: number;
+  seconds: number;
+  complete: boolean;
+  cancelled?: boolean;
+  violation?: string;
+  steps?: number;
+  trace?: number;
+  known?: boolean;
+  knownRun?: number;
+  bookmark?: BookmarkOrigin;
+  comparison?: string;
+}
+
 /** store.Bookmark */
 export interface Bookmark {
   id: number;
@@ -159,4 +178,13 @@ export interface TraceInfo {
   first_seen?: number;
   from?: number;
   how?: string;
+}
+
+/** service.BookmarkOrigin */
+export interface BookmarkOrigin {
+  name: string;
+  trace: number;
+  step: number;
+  violation?: string;
+  steps: number;
 }

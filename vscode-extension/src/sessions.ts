@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { Choice, choicesOf } from './choices';
 import { ViewsEndpoint, parseViewsUrl } from './panelHtml';
-import type { CustomRequests } from './protocol.gen';
+import type { CustomRequests, Report } from './protocol.gen';
+import { ReplFocus } from './replFocus';
 import { stepOfFrame } from './trees';
 
 export interface FrameInfo {
@@ -23,9 +24,22 @@ export class CmcSession {
   /** The step of the top frame of the last stop. */
   topStep?: number;
   frames = new Map<number, FrameInfo>();
+  /** What the session's check found (cmc/result), once it has finished. */
+  report?: Report;
+  /** Whether the session has ended. */
+  ended = false;
+  /** Whether a stop came from a :goto typed in the Debug Console (see replFocus.ts). */
+  readonly replFocus = new ReplFocus();
   private choicesCache?: { stop: number; value: Promise<Choice[]> };
 
   constructor(readonly session: vscode.DebugSession) {}
+
+  /** The stored trace the session shows or showed: its check's, or the one it opened. */
+  trace(): number | undefined {
+    if (this.report?.trace) return this.report.trace;
+    const t = this.session.configuration.trace;
+    return typeof t === 'number' ? t : undefined;
+  }
 
   /** Sends a custom request, with the arguments and body cmcdap's Go types say (protocol.gen.ts). */
   request<K extends keyof CustomRequests>(command: K, args: CustomRequests[K]['args']): Promise<CustomRequests[K]['body']> {
@@ -69,6 +83,12 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
   private readonly viewsChanged = new vscode.EventEmitter<CmcSession>();
   private readonly stoppedFirst = new vscode.EventEmitter<CmcSession>();
   private readonly bookmarksChanged = new vscode.EventEmitter<void>();
+  private readonly reported = new vscode.EventEmitter<CmcSession>();
+  private readonly endedEmitter = new vscode.EventEmitter<CmcSession>();
+  /** Fires when a session's check has finished (cmc/result). */
+  readonly onDidReport = this.reported.event;
+  /** Fires when a session has ended. */
+  readonly onDidEnd = this.endedEmitter.event;
   /** Fires when a session stops, moves, goes on or ends: what is shown may have changed. */
   readonly onDidChange = this.changed.event;
   /** Fires when a session announces its views server. */
@@ -83,9 +103,20 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
   constructor() {
     this.disposables.push(
       vscode.debug.onDidTerminateDebugSession((s) => {
-        if (this.byId.delete(s.id)) this.changed.fire(undefined);
+        const c = this.byId.get(s.id);
+        if (!c) return;
+        this.byId.delete(s.id);
+        c.ended = true;
+        c.stopped = false;
+        this.endedEmitter.fire(c);
+        this.changed.fire(undefined);
       }),
-      vscode.debug.onDidChangeActiveStackItem(() => this.changed.fire(this.active())),
+      vscode.debug.onDidChangeActiveStackItem(() => {
+        const c = this.active();
+        // VS Code has opened the new step's source with the focus: give it back to the console.
+        if (c?.replFocus.take()) void vscode.commands.executeCommand('workbench.debug.action.focusRepl');
+        this.changed.fire(c);
+      }),
       vscode.debug.onDidChangeActiveDebugSession(() => this.changed.fire(this.active())),
     );
   }
@@ -114,6 +145,7 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
     const c = this.get(session);
     return {
       onWillReceiveMessage: (m: DapMessage) => {
+        c.replFocus.sent(m);
         if (m.type === 'request' && m.command === 'stackTrace' && typeof m.seq === 'number') {
           this.stackArgs.set(m.seq, m.arguments ?? {});
         }
@@ -123,6 +155,7 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
   }
 
   private onMessage(c: CmcSession, m: DapMessage): void {
+    c.replFocus.received(m);
     if (m.type === 'event') {
       switch (m.event) {
         case 'cmc/views': {
@@ -133,6 +166,10 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
           }
           return;
         }
+        case 'cmc/result':
+          c.report = m.body as Report;
+          this.reported.fire(c);
+          return;
         case 'stopped': {
           const first = c.stops === 0;
           c.stopped = true;
@@ -183,5 +220,7 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
     this.viewsChanged.dispose();
     this.stoppedFirst.dispose();
     this.bookmarksChanged.dispose();
+    this.reported.dispose();
+    this.endedEmitter.dispose();
   }
 }

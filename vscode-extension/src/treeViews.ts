@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { runJson } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import { CmcSessions } from './sessions';
+import type { Report } from './protocol.gen';
+import { reportMessage } from './results';
 import { BookmarkRecord, ItemShape, TraceRecord, bookmarkItem, bookmarksOf, traceItem, tracesOf } from './trees';
 
 /** Where the lists come from: the running session, or the command line. */
@@ -101,5 +103,39 @@ export class BookmarkTree extends ListTree<BookmarkRecord> {
   }
   getTreeItem(b: BookmarkRecord): vscode.TreeItem {
     return toItem(bookmarkItem(b, new Date()));
+  }
+}
+
+/**
+ * The Results view: what the checks of this window found, newest first, violation or not (a check
+ * without one would otherwise end in the Debug Console only). Clicking one with a trace opens it.
+ */
+export class ResultTree implements vscode.TreeDataProvider<Report>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly reports: Report[] = [];
+
+  add(r: Report): void {
+    this.reports.unshift(r);
+    this.reports.length = Math.min(this.reports.length, 50);
+    this.changed.fire();
+  }
+
+  getChildren(parent?: Report): Report[] {
+    return parent ? [] : this.reports;
+  }
+
+  getTreeItem(r: Report): vscode.TreeItem {
+    const m = reportMessage(r);
+    const item = new vscode.TreeItem(m.label, vscode.TreeItemCollapsibleState.None);
+    item.description = m.description;
+    item.tooltip = new vscode.MarkdownString(m.tooltip);
+    item.iconPath = new vscode.ThemeIcon(r.violation ? 'bug' : 'pass');
+    if (m.open !== undefined) item.command = { command: 'cmc.openTrace', title: `Open Trace #${m.open}`, arguments: [m.open] };
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
   }
 }

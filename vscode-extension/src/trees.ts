@@ -130,3 +130,24 @@ export function stepOfFrame(frame: { name?: string } | undefined): number | unde
   const m = frame?.name ? /^#(\d+)\b/.exec(frame.name) : null;
   return m ? Number(m[1]) : undefined;
 }
+
+/**
+ * The step of the Call Stack frame a context-menu command was run on, from the arguments VS Code
+ * passes: first the frame's source URI (a string), then {sessionId, threadId, frameId, frameName}
+ * where frameId is VS Code's own id ("stackframe:..."), not the adapter's. cmcdap names every
+ * frame "#STEP ...", so frameName says the step; a numeric frameId (other clients) is looked up in
+ * the frames the session reported. undefined when no argument says which frame it was.
+ */
+export function frameStepOf(args: readonly unknown[], frames: ReadonlyMap<number, { step: number }>): number | undefined {
+  for (const a of args) {
+    if (typeof a !== 'object' || a === null) continue;
+    const ctx = a as { frameId?: unknown; frameName?: unknown };
+    const named = typeof ctx.frameName === 'string' ? stepOfFrame({ name: ctx.frameName }) : undefined;
+    if (named !== undefined) return named;
+    if (typeof ctx.frameId === 'number') {
+      const f = frames.get(ctx.frameId);
+      if (f) return f.step;
+    }
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkThisPackage, chooseModel, defaultDb, goPackageDir, joinPath, modelNames, openTraceConfig, recheckConfig, resolveLaunch } from '../src/config';
+import { checkThisPackage, chooseModel, defaultDb, goPackageDir, joinPath, modelConfigurations, modelNames, openTraceConfig, recheckConfig, registersModels, resolveLaunch } from '../src/config';
 
 const ctx = { activeFile: '/w/examples/aodv/router.go', folder: '/w', db: '/w/.cmc/traces.db' };
 
@@ -140,4 +140,37 @@ test('every attribute is checked with the rules generated from cmcdap\'s table',
     const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...good }, ctx);
     assert.ok('config' in r, JSON.stringify(good));
   }
+});
+
+test('launch.json starts with one configuration per model in the workspace, named after it', () => {
+  const found = [
+    { dir: '/w/examples/twophase', models: ['TwoPhase'] },
+    { dir: '/w/examples/aodv', models: ['AODV', 'AODVSpecBug'] },
+    { dir: '/w/internal/nomodels', models: [] },
+    { dir: '/w/test/fixture', models: ['AODV'] },
+    { dir: '/w', models: ['Root'] },
+  ];
+  const configs = modelConfigurations(found, '/w/');
+  assert.deepEqual(configs.map((c) => [c.name, c.program, c.model]), [
+    ['Root', '${workspaceFolder}', 'Root'],
+    ['AODV (examples/aodv)', '${workspaceFolder}/examples/aodv', 'AODV'],
+    ['AODVSpecBug', '${workspaceFolder}/examples/aodv', 'AODVSpecBug'],
+    ['TwoPhase', '${workspaceFolder}/examples/twophase', 'TwoPhase'],
+    ['AODV (test/fixture)', '${workspaceFolder}/test/fixture', 'AODV'],
+  ]);
+  for (const c of configs) {
+    assert.equal(c.type, 'cmc');
+    assert.equal(c.request, 'launch');
+    const r = resolveLaunch(c, { folder: '/w' });
+    assert.ok('config' in r, `${c.name} resolves`);
+  }
+  assert.deepEqual(modelConfigurations([{ dir: '/w/empty', models: [] }], '/w'), [], 'a folder without models gets no configuration');
+  assert.deepEqual(modelConfigurations([], '/w'), []);
+});
+
+test('which Go files register models', () => {
+  assert.equal(registersModels('/w/aodv/model.go', 'func init() {\n\tcmc.Register("AODV", build)\n}'), true);
+  assert.equal(registersModels('/w/aodv/model_test.go', 'cmc.Register("T", build)'), false);
+  assert.equal(registersModels('/w/aodv/router.go', 'cmc.Choose(2)'), false);
+  assert.equal(registersModels('/w/README.md', 'cmc.Register("AODV", build)'), false);
 });

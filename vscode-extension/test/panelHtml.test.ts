@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assetRef, contentSecurityPolicy, panelHtml, parseViewsUrl, scriptJson } from '../src/panelHtml';
+import { assetRef, browserUrl, contentSecurityPolicy, panelHtml, parseViewsUrl, scriptJson } from '../src/panelHtml';
 
 const views = parseViewsUrl({ url: 'http://127.0.0.1:43121/?token=s3cret' })!;
 const page = { assetBase: 'https://file+.vscode-resource.x/ext/media/views/', cspSource: 'https://file+.vscode-resource.x', views };
@@ -73,4 +73,26 @@ test('without a bundle or a server the panel says what is missing', () => {
   assert.match(panelHtml({ ...page, indexHtml: index, views: undefined }), /Start a <code>cmc<\/code> debug session/);
   assert.match(panelHtml({ ...page, indexHtml: index, views: undefined, session: true }), /no views server/);
   assert.doesNotMatch(panelHtml({ ...page, indexHtml: index, views: undefined, session: true }), /app\.js/);
+});
+
+test('the page a browser opens carries the token, on the desktop and through code-server\'s proxy', () => {
+  const v = parseViewsUrl({ url: 'http://127.0.0.1:41234/?token=a1b2' })!;
+  assert.equal(browserUrl(v, 'http://127.0.0.1:41234/'), 'http://127.0.0.1:41234/?token=a1b2');
+  assert.equal(browserUrl(v, 'https://dev.example/proxy/41234'), 'https://dev.example/proxy/41234/?token=a1b2');
+  // What asExternalUri gives may carry a query of its own; the page's is the token.
+  assert.equal(browserUrl(v, 'https://41234-dev.example/?x=1'), 'https://41234-dev.example/?token=a1b2');
+  const odd = parseViewsUrl({ url: 'http://127.0.0.1:1/', token: 'a+b=c' })!;
+  assert.equal(new URL(browserUrl(odd, 'http://127.0.0.1:1/')).searchParams.get('token'), 'a+b=c');
+});
+
+test('when the session ends, the panel says so and offers to open its trace, instead of a page that retries', () => {
+  const views = parseViewsUrl({ url: 'http://127.0.0.1:41234/?token=a1b2' })!;
+  const index = '<!DOCTYPE html><html><head><script src="/assets/app.js"></script></head><body></body></html>';
+  const html = panelHtml({ indexHtml: index, assetBase: 'vscode-resource:/m/', cspSource: 'vscode-resource:', views, session: true, ended: { trace: 7 } });
+  assert.match(html, /The debug session has ended/);
+  assert.match(html, /<a href="command:cmc\.openTrace\?%5B7%5D">Open trace #7<\/a>/);
+  assert.doesNotMatch(html, /app\.js/, 'the bundle, which would retry the gone server, is not loaded');
+  const noTrace = panelHtml({ indexHtml: index, assetBase: 'vscode-resource:/m/', cspSource: 'vscode-resource:', session: true, ended: {} });
+  assert.match(noTrace, /The debug session has ended/);
+  assert.doesNotMatch(noTrace, /cmc\.openTrace/);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
 
 const now = new Date('2025-06-01T12:00:00Z');
 
@@ -76,4 +76,19 @@ test('the step of a Call Stack frame', () => {
   assert.equal(stepOfFrame({ name: '#3 A.timeout › Choose(2) = 1' }), 3);
   assert.equal(stepOfFrame({ name: 'main' }), undefined);
   assert.equal(stepOfFrame(undefined), undefined);
+});
+
+test('a right-clicked Call Stack frame is known by the arguments VS Code passes, not by the focus', () => {
+  // VS Code runs a debug/callstack/context command with the frame's source URI first, then its
+  // context, whose frameId is VS Code's own string id, not the adapter's frame id.
+  const frames = new Map([[27, { step: 13 }], [11, { step: 5 }]]);
+  const args = ['file:///w/examples/aodv/router.go', { sessionId: 's1', threadId: 2, frameId: 'stackframe:thread:s1:2:3:router.go', frameName: '#5 B: receive RREP from C', frameLocation: {} }];
+  assert.equal(frameStepOf(args, frames), 5);
+  assert.equal(frameStepOf([{ frameName: '#0 initial state' }], frames), 0);
+  // A client that passes the adapter's frame id.
+  assert.equal(frameStepOf([{ frameId: 27 }], frames), 13);
+  // Nothing says which frame: no step, so the command says so instead of using another one.
+  assert.equal(frameStepOf(['file:///w/examples/aodv/router.go'], frames), undefined);
+  assert.equal(frameStepOf([], frames), undefined);
+  assert.equal(frameStepOf([{ frameId: 'stackframe:x', frameName: 'main' }], frames), undefined);
 });
