@@ -27,8 +27,10 @@ const maxPathWidth = 40
 //	     ~ B.routes[D].seq   3 -> 4
 //	     + B.routes[D].hops  2
 //	     - net.msgs[0].kind  "RREQ"
+//	     - net.msgs[1]       {kind: "RREP", to: C}
 //
-// Changes are marked ~ changed (old -> new), + added (new value), - removed (old value). The
+// Changes are marked ~ changed (old -> new), + added (new value), - removed (old value); an
+// element added or removed whole is one line, its fields in braces (canon.Wholes). The
 // violation is not printed: callers say it in their own words first.
 func Write(w io.Writer, t *engine.Trace) error {
 	p := &printer{w: w}
@@ -40,6 +42,7 @@ func Write(w io.Writer, t *engine.Trace) error {
 	}
 	indent := strings.Repeat(" ", num+4)
 	p.printf("%*d  initial state: %d values\n", num, 0, len(t.Init))
+	paths := newLeafPaths(t.Init)
 	for i, st := range t.Steps {
 		head := fmt.Sprintf("%*d  %-*s  %-*s", num, i+1, procW, st.Proc, eventW, st.Event)
 		if st.Site != "" {
@@ -59,13 +62,14 @@ func Write(w io.Writer, t *engine.Trace) error {
 		for _, n := range st.Notes {
 			p.printf("%s%s\n", indent, Note(n))
 		}
+		changes := paths.step(st.Changes)
 		pathW := 0
-		for _, c := range st.Changes {
+		for _, c := range changes {
 			if len(c.Path) <= maxPathWidth {
 				pathW = max(pathW, len(c.Path))
 			}
 		}
-		for _, c := range st.Changes {
+		for _, c := range changes {
 			p.printf("%s%s\n", indent, change(c, pathW))
 		}
 	}
@@ -119,4 +123,40 @@ func (p *printer) printf(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+// leafPaths are the paths of the state's leaves, followed step by step: what canon.Wholes needs
+// to tell an element added or removed whole from one that lost or gained a field.
+type leafPaths map[string]bool
+
+func newLeafPaths(init []canon.Leaf) leafPaths {
+	ps := make(leafPaths, len(init))
+	for _, l := range init {
+		ps[l.Path] = true
+	}
+	return ps
+}
+
+// step applies a step's changes and returns them as they read (canon.Wholes).
+func (ps leafPaths) step(cs []canon.Change) []canon.Change {
+	whole := false
+	for _, c := range cs {
+		switch c.Kind {
+		case "changed":
+			ps[c.Path] = true // there after the step, whatever the initial state said
+		case "added":
+			ps[c.Path], whole = true, true
+		case "removed":
+			delete(ps, c.Path)
+			whole = true
+		}
+	}
+	if !whole {
+		return cs
+	}
+	after := make([]canon.Leaf, 0, len(ps))
+	for p := range ps { // Wholes only asks which elements have leaves: the order does not matter
+		after = append(after, canon.Leaf{Path: p})
+	}
+	return canon.Wholes(cs, after)
 }

@@ -12,7 +12,7 @@ import (
 func TestWrite(t *testing.T) {
 	tr := &engine.Trace{
 		Model: "aodv",
-		Init:  make([]canon.Leaf, 57),
+		Init:  append([]canon.Leaf{{Path: "net.msgs[0].from", Value: "A"}}, make([]canon.Leaf, 56)...),
 		Steps: []engine.Step{
 			{Proc: "B", Event: "timeout", Site: "/home/dev/aodv/timers.go:180",
 				Choices: []engine.Choice{{Value: 1, N: 2, Site: "/home/dev/aodv/router.go:112"}, {Value: 0, N: 3}},
@@ -21,6 +21,8 @@ func TestWrite(t *testing.T) {
 					{Path: "B.routes[D].seq", Kind: "changed", Old: "3", New: "4"},
 					{Path: "B.routes[D].hops", Kind: "added", New: "2"},
 					{Path: "net.msgs[0].kind", Kind: "removed", Old: `"RREQ"`},
+					{Path: "net.msgs[1].kind", Kind: "removed", Old: `"RREP"`},
+					{Path: "net.msgs[1].to", Kind: "removed", Old: "C"},
 				}},
 		},
 	}
@@ -42,6 +44,7 @@ func TestWrite(t *testing.T) {
       ~ B.routes[D].seq   3 -> 4
       + B.routes[D].hops  2
       - net.msgs[0].kind  "RREQ"
+      - net.msgs[1]       {kind: "RREP", to: C}
  2  node10  recv     rreq.go:40
       deliver C
       drop ->D RERR

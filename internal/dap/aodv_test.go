@@ -211,7 +211,7 @@ func TestStopsSayWhy(t *testing.T) {
 	// 2 >> exceptionInfo for A: the violation; for C (thread 3), whose top frame is its own
 	// receive at the same handler line: a quiet error
 	c.ExceptionInfoRequest(1)
-	if ex := daptest.Expect[*dap.ExceptionInfoResponse](t, c).Body; ex.Description != violation {
+	if ex := daptest.Expect[*dap.ExceptionInfoResponse](t, c).Body; ex.ExceptionId+": "+ex.Description != violation {
 		t.Fatalf("exceptionInfo %+v", ex)
 	}
 	c.ExceptionInfoRequest(3)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/tracefmt"
 
 	"github.com/google/go-dap"
 )
@@ -164,8 +163,10 @@ func (s *Session) onExceptionInfo(req *dap.ExceptionInfoRequest) {
 	v := s.tr.t.Violation
 	r := &dap.ExceptionInfoResponse{Response: response(&req.Request)}
 	r.Body = dap.ExceptionInfoResponseBody{
-		ExceptionId: v.Kind,
-		Description: tracefmt.Violation(v),
+		// The editor's widget reads "Exception has occurred: <id>" over the description: the id
+		// names the violation ("invariant NoRoutingLoop"), the description says what broke.
+		ExceptionId: strings.TrimSpace(v.Kind + " " + v.Name),
+		Description: v.Message,
 		BreakMode:   "always",
 		Details: &dap.ExceptionDetails{
 			Message:  v.Message,

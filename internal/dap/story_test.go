@@ -67,7 +67,7 @@ func TestStory(t *testing.T) {
 	}
 	// 5 >> exceptionInfo, << exceptionInfo
 	c.ExceptionInfoRequest(stop.Body.ThreadId)
-	if ex := daptest.Expect[*dap.ExceptionInfoResponse](t, c).Body; ex.ExceptionId != "invariant" || !strings.Contains(ex.Description, "HopBound") {
+	if ex := daptest.Expect[*dap.ExceptionInfoResponse](t, c).Body; ex.ExceptionId != "invariant HopBound" || !strings.Contains(ex.Description, "B's route to A") {
 		t.Fatalf("exceptionInfo %+v", ex)
 	}
 	// 6 >> threads, << threads: the processes

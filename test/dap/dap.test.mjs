@@ -97,7 +97,7 @@ for (const s of stories) {
     assert.equal(stop.body.reason, 'exception');
     assert.match(stop.body.text, s.violation);
     const info = await dc.exceptionInfoRequest({ threadId: stop.body.threadId });
-    assert.match(info.body.description, s.violation);
+    assert.match(`${info.body.exceptionId}: ${info.body.description}`, s.violation);
 
     // Threads are the processes; the stack is the trace, newest step on top.
     const threads = (await dc.threadsRequest()).body.threads;
