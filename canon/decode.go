@@ -74,7 +74,7 @@ func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 		case o.v.Kind() == reflect.Map:
 			d.mapContent(o)
 		default:
-			o.plan.dec(d, o.v.Elem())
+			o.plan.fastDec(d, o.v.UnsafePointer())
 		}
 	}
 	if d.pos != len(d.buf) {
@@ -298,13 +298,14 @@ func (d *decoder) mapContent(o decObject) {
 	// SetMapIndex copies, so one key and one value serve every entry.
 	k := reflect.New(p.t.Key()).Elem()
 	val := reflect.New(p.t.Elem()).Elem()
+	kp, vp := unsafe.Pointer(k.UnsafeAddr()), unsafe.Pointer(val.UnsafeAddr())
 	for range n {
 		k.SetZero()
 		d.inKey = true
-		p.key.dec(d, k)
+		p.key.fastDec(d, kp)
 		d.inKey = false
 		val.SetZero()
-		p.elem.dec(d, val)
+		p.elem.fastDec(d, vp)
 		m.SetMapIndex(k, val)
 	}
 }
@@ -324,7 +325,7 @@ func decInterface(d *decoder, v reflect.Value) {
 	if !ct.AssignableTo(v.Type()) {
 		d.fail("%s does not implement %s", ct, v.Type())
 	}
-	c := reflect.New(ct).Elem()
-	d.plans.get(ct).dec(d, c)
-	v.Set(c)
+	c := reflect.New(ct)
+	d.plans.get(ct).fastDec(d, c.UnsafePointer())
+	v.Set(c.Elem())
 }
