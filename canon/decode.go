@@ -147,7 +147,19 @@ func (d *decoder) byte() byte {
 	return b
 }
 
+// uvarint and varint read most numbers, which are small, in one byte without a call; the rest take
+// the long way.
 func (d *decoder) uvarint() uint64 {
+	if pos := d.pos; pos < len(d.buf) {
+		if b := d.buf[pos]; b < 0x80 {
+			d.pos = pos + 1
+			return uint64(b)
+		}
+	}
+	return d.longUvarint()
+}
+
+func (d *decoder) longUvarint() uint64 {
 	x, n := binary.Uvarint(d.buf[d.pos:])
 	if n <= 0 {
 		d.fail("bad uvarint")
@@ -157,6 +169,16 @@ func (d *decoder) uvarint() uint64 {
 }
 
 func (d *decoder) varint() int64 {
+	if pos := d.pos; pos < len(d.buf) {
+		if b := d.buf[pos]; b < 0x80 {
+			d.pos = pos + 1
+			return int64(b>>1) ^ -int64(b&1) // zig-zag, as binary.Varint
+		}
+	}
+	return d.longVarint()
+}
+
+func (d *decoder) longVarint() int64 {
 	x, n := binary.Varint(d.buf[d.pos:])
 	if n <= 0 {
 		d.fail("bad varint")
