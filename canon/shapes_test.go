@@ -366,3 +366,31 @@ func TestShapesGolden(t *testing.T) {
 		t.Fatalf("%s has %d lines, the encodings %d", file, len(w), len(g))
 	}
 }
+
+// Types that refer to themselves through slices, arrays and maps: when the first value met is the
+// slice, array or map, its plan is still being built when the struct's plan needs its fast paths.
+type (
+	recSlice struct {
+		Kids []recSlice
+		N    int
+	}
+	recArray struct {
+		Kids [2][]recArray
+		N    int
+	}
+	recMap struct {
+		Kids map[string]recMap
+		N    int
+	}
+)
+
+func TestRecursiveTypesFromTheInside(t *testing.T) {
+	roots := []any{
+		&[]recSlice{{N: 1, Kids: []recSlice{{N: 2}, {N: 3, Kids: make([]recSlice, 1, 2)}}}},
+		&[2][]recArray{{{N: 1, Kids: [2][]recArray{nil, {{N: 2}}}}}, nil},
+		&map[string]recMap{"a": {N: 1, Kids: map[string]recMap{"b": {N: 2}}}},
+	}
+	for i, r := range roots {
+		checkShape(t, i, reflect.ValueOf(r))
+	}
+}
