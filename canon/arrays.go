@@ -39,15 +39,15 @@ type window struct {
 	live    []span
 }
 
-// collectWindow records a slice's window in collect mode.
-func (e *encoder) collectWindow(v reflect.Value, elem *plan) {
-	size := v.Type().Elem().Size()
-	n, c := v.Len(), v.Cap()
+// collectWindow records the window of a slice of type t in collect mode.
+func (e *encoder) collectWindow(t reflect.Type, h sliceHeader, elem *plan) {
+	size := t.Elem().Size()
+	n, c := h.len, h.cap
 	if c == 0 || size == 0 {
 		return
 	}
-	base := uintptr(v.UnsafePointer())
-	w := window{lo: base, loPtr: v.UnsafePointer(), end: base + uintptr(c)*size, elem: v.Type().Elem(), plan: elem}
+	base := uintptr(h.data)
+	w := window{lo: base, loPtr: h.data, end: base + uintptr(c)*size, elem: t.Elem(), plan: elem}
 	if n > 0 {
 		w.live = []span{{start: base, end: base + uintptr(n)*size}}
 	}
@@ -88,20 +88,20 @@ func (e *encoder) arrayOf(base uintptr) *window {
 // arraySlice encodes a slice in array mode: 0 nil; 1, length and capacity for a slice with no
 // array (no capacity, or elements of size zero); or its array's number plus one (with the array's
 // length when it is new), its offset in the array, its capacity and its length.
-func (e *encoder) arraySlice(v reflect.Value) {
-	if v.IsNil() {
+func (e *encoder) arraySlice(st reflect.Type, h sliceHeader) {
+	if h.data == nil {
 		e.buf = append(e.buf, 0)
 		return
 	}
-	size := v.Type().Elem().Size()
-	n, c := v.Len(), v.Cap()
+	size := st.Elem().Size()
+	n, c := h.len, h.cap
 	if c == 0 || size == 0 {
 		e.buf = append(e.buf, 1)
 		e.uvarint(uint64(n))
 		e.uvarint(uint64(c))
 		return
 	}
-	base := uintptr(v.UnsafePointer())
+	base := uintptr(h.data)
 	w := e.arrayOf(base)
 	if w == nil {
 		e.fail("a slice the first pass did not see (the state changed while it was captured?)")
@@ -144,15 +144,10 @@ func (e *encoder) arrayContent(o object) {
 		e.uvarint(uint64(first))
 		e.uvarint(uint64(count))
 		for i := range count {
-			p := unsafe.Add(w.loPtr, (first+i)*size)
-			if fast := w.plan.fastEnc; fast != nil {
-				fast(e, p)
-				continue
-			}
 			if e.tracking {
 				e.push(indexSeg(int(first + i)))
 			}
-			w.plan.enc(e, reflect.NewAt(w.elem, p).Elem())
+			w.plan.fastEnc(e, unsafe.Add(w.loPtr, (first+i)*size))
 			if e.tracking {
 				e.pop()
 			}

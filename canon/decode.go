@@ -74,7 +74,7 @@ func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 		case o.v.Kind() == reflect.Map:
 			d.mapContent(o)
 		default:
-			o.plan.dec(d, o.v.Elem())
+			o.plan.fastDec(d, o.v.UnsafePointer())
 		}
 	}
 	if d.pos != len(d.buf) {
@@ -147,7 +147,19 @@ func (d *decoder) byte() byte {
 	return b
 }
 
+// uvarint and varint read most numbers, which are small, in one byte without a call; the rest take
+// the long way.
 func (d *decoder) uvarint() uint64 {
+	if pos := d.pos; pos < len(d.buf) {
+		if b := d.buf[pos]; b < 0x80 {
+			d.pos = pos + 1
+			return uint64(b)
+		}
+	}
+	return d.longUvarint()
+}
+
+func (d *decoder) longUvarint() uint64 {
 	x, n := binary.Uvarint(d.buf[d.pos:])
 	if n <= 0 {
 		d.fail("bad uvarint")
@@ -157,6 +169,16 @@ func (d *decoder) uvarint() uint64 {
 }
 
 func (d *decoder) varint() int64 {
+	if pos := d.pos; pos < len(d.buf) {
+		if b := d.buf[pos]; b < 0x80 {
+			d.pos = pos + 1
+			return int64(b>>1) ^ -int64(b&1) // zig-zag, as binary.Varint
+		}
+	}
+	return d.longVarint()
+}
+
+func (d *decoder) longVarint() int64 {
 	x, n := binary.Varint(d.buf[d.pos:])
 	if n <= 0 {
 		d.fail("bad varint")
@@ -298,13 +320,14 @@ func (d *decoder) mapContent(o decObject) {
 	// SetMapIndex copies, so one key and one value serve every entry.
 	k := reflect.New(p.t.Key()).Elem()
 	val := reflect.New(p.t.Elem()).Elem()
+	kp, vp := unsafe.Pointer(k.UnsafeAddr()), unsafe.Pointer(val.UnsafeAddr())
 	for range n {
 		k.SetZero()
 		d.inKey = true
-		p.key.dec(d, k)
+		p.key.fastDec(d, kp)
 		d.inKey = false
 		val.SetZero()
-		p.elem.dec(d, val)
+		p.elem.fastDec(d, vp)
 		m.SetMapIndex(k, val)
 	}
 }
@@ -324,7 +347,7 @@ func decInterface(d *decoder, v reflect.Value) {
 	if !ct.AssignableTo(v.Type()) {
 		d.fail("%s does not implement %s", ct, v.Type())
 	}
-	c := reflect.New(ct).Elem()
-	d.plans.get(ct).dec(d, c)
-	v.Set(c)
+	c := reflect.New(ct)
+	d.plans.get(ct).fastDec(d, c.UnsafePointer())
+	v.Set(c.Elem())
 }

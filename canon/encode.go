@@ -210,7 +210,7 @@ func (e *encoder) findWindows(r Root) error {
 // not yet in array mode is a sharedInside (encode them again in array mode); any other is an
 // error, whose path the tracking run finds.
 func overlaps(spans []span, n int, arrays sharedInside) error {
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	sortSpans(spans)
 	var inside sharedInside
 	var end uintptr
 	owner := -1
@@ -233,6 +233,22 @@ func overlaps(spans []span, n int, arrays sharedInside) error {
 		return inside
 	}
 	return nil
+}
+
+// sortSpans sorts spans by their start. A capture has a few dozen, and insertion sort with the
+// comparison inline sorts them in a third of the instructions slices.SortFunc takes.
+func sortSpans(spans []span) {
+	if len(spans) > 64 {
+		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+		return
+	}
+	for i := 1; i < len(spans); i++ {
+		s, j := spans[i], i
+		for ; j > 0 && spans[j-1].start > s.start; j-- {
+			spans[j] = spans[j-1]
+		}
+		spans[j] = s
+	}
 }
 
 // SortSets puts the elements of every cmc:"set" slice reachable from the roots in the order Decode
@@ -322,7 +338,7 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 		case o.isMap:
 			e.mapContent(o)
 		default:
-			o.plan.enc(e, reflect.NewAt(o.plan.t, o.ptr).Elem())
+			o.plan.fastEnc(e, o.ptr)
 		}
 	}
 	return nil
@@ -480,9 +496,8 @@ func encMutex(e *encoder, v reflect.Value) {
 }
 
 func buildArray(p *plan) {
-	elem := planLocked(p.t.Elem())
 	n := p.t.Len()
-	p.min = mulMin(elem.min, uint64(n))
+	var elem *plan
 	if p.t.Elem().Kind() == reflect.Uint8 { // raw bytes, not varints
 		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) {
 			e.buf = append(e.buf, unsafe.Slice((*byte)(ptr), n)...)
@@ -490,11 +505,13 @@ func buildArray(p *plan) {
 		p.fastDec = func(d *decoder, ptr unsafe.Pointer) {
 			copy(unsafe.Slice((*byte)(ptr), n), d.take(uint64(n)))
 		}
-	} else if elem.fastEnc != nil {
-		p.fastEnc, p.fastDec = arrayFast(n, p.t.Elem().Size(), elem.fastEnc, elem.fastDec)
+	} else {
+		p.fastEnc, p.fastDec = arrayFast(n, p.t.Elem().Size(), &elem)
 	}
+	elem = planLocked(p.t.Elem())
+	p.min = mulMin(elem.min, uint64(n))
 	p.enc = func(e *encoder, v reflect.Value) {
-		if ptr, ok := addr(v); ok && p.fastEnc != nil {
+		if ptr, ok := addr(v); ok {
 			p.fastEnc(e, ptr)
 			return
 		}
@@ -513,7 +530,7 @@ func buildArray(p *plan) {
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
-		if ptr, ok := addr(v); ok && p.fastDec != nil {
+		if ptr, ok := addr(v); ok {
 			p.fastDec(d, ptr)
 			return
 		}
@@ -525,7 +542,9 @@ func buildArray(p *plan) {
 
 func buildPointer(p *plan) {
 	t := p.t
-	elem := planLocked(t.Elem())
+	var elem *plan
+	p.fastEnc, p.fastDec = pointerFast(t, &elem)
+	elem = planLocked(t.Elem())
 	zeroSize := t.Elem().Size() == 0
 	id := objectType(t)
 	p.min = 1

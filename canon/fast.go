@@ -7,10 +7,17 @@ import (
 	"unsafe"
 )
 
-// Fast paths. Most state is structs of scalars reached through pointers, maps and slices, and such
-// values sit in addressable memory: reading them through typed pointers skips a reflect.Value and
-// a reflect call per field. Only scalars, and structs and arrays made of them, get fast paths;
-// they cannot fail, so no error path is lost. The bytes are the same as the reflect paths write.
+// Fast paths. State sits in addressable memory (the roots, pointees, backing arrays, map scratch
+// slots), so canon reads and writes it through unsafe pointers with one closure call per value,
+// instead of a reflect.Value per field and element. Every plan has fast paths: scalars, arrays,
+// structs, slices and pointers their own; other kinds (maps, interfaces, funcs, mutexes, rejected
+// types) wrap their reflect paths (reflectFast). The reflect paths remain for values that are not
+// addressable (a copy inside an interface, a map key handed to encodeInline); the bytes are the
+// same either way (TestShapesFastMatchesReflect).
+//
+// A fast path may fail (a pointer into another object, a rejected type), so while tracking the path
+// for an error message, composite fast paths push each field's and element's segment as the reflect
+// paths do.
 
 // fastEnc appends the encoding of the value at p; fastDec decodes into the value at p.
 type (
@@ -104,35 +111,85 @@ func (e *encoder) float(f float64) {
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.u64()) }
 
-// arrayFast returns the fast paths of an array of n elements of size size, given its element's.
-func arrayFast(n int, size uintptr, enc fastEnc, dec fastDec) (fastEnc, fastDec) {
+// arrayFast returns the fast paths of an array of n elements of size size. elem is read when a
+// value is encoded, not now: a recursive type's element plan may still be under construction.
+func arrayFast(n int, size uintptr, elem **plan) (fastEnc, fastDec) {
 	return func(e *encoder, p unsafe.Pointer) {
+			enc := (*elem).fastEnc
 			for i := range n {
+				if e.tracking {
+					e.push(indexSeg(i))
+					enc(e, unsafe.Add(p, uintptr(i)*size))
+					e.pop()
+					continue
+				}
 				enc(e, unsafe.Add(p, uintptr(i)*size))
 			}
 		}, func(d *decoder, p unsafe.Pointer) {
+			dec := (*elem).fastDec
 			for i := range n {
 				dec(d, unsafe.Add(p, uintptr(i)*size))
 			}
 		}
 }
 
-// structFast returns the fast paths of a struct whose captured fields all have them.
-func structFast(fields []field) (fastEnc, fastDec) {
-	for _, f := range fields {
-		if f.plan.fastEnc == nil || f.plan.fastDec == nil {
-			return nil, nil
-		}
-	}
+// structFast returns the fast paths of a struct. *fields and *hidden are read when a value is
+// encoded: they are filled after the paths are made, so that a recursive type finds them.
+func structFast(fields *[]field, hidden *[]reflect.StructField) (fastEnc, fastDec) {
 	return func(e *encoder, p unsafe.Pointer) {
-			for i := range fields {
-				fields[i].plan.fastEnc(e, unsafe.Add(p, fields[i].offset))
+			if *hidden != nil {
+				e.hidden(*hidden, p, reflect.Value{})
+			}
+			fs := *fields
+			if e.tracking {
+				for i := range fs {
+					e.push("." + fs[i].name)
+					fs[i].plan.fastEnc(e, unsafe.Add(p, fs[i].offset))
+					e.pop()
+				}
+				return
+			}
+			for i := range fs {
+				fs[i].plan.fastEnc(e, unsafe.Add(p, fs[i].offset))
 			}
 		}, func(d *decoder, p unsafe.Pointer) {
-			for i := range fields {
-				fields[i].plan.fastDec(d, unsafe.Add(p, fields[i].offset))
+			fs := *fields
+			for i := range fs {
+				fs[i].plan.fastDec(d, unsafe.Add(p, fs[i].offset))
 			}
 		}
+}
+
+// pointerFast returns the fast paths of pointer type t: a reference to the pointee (elem's plan).
+func pointerFast(t reflect.Type, elem **plan) (fastEnc, fastDec) {
+	zeroSize := t.Elem().Size() == 0
+	id := objectType(t)
+	return func(e *encoder, p unsafe.Pointer) {
+			q := *(*unsafe.Pointer)(p)
+			if q == nil {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			e.ref(id, q, *elem, zeroSize, false)
+		}, func(d *decoder, p unsafe.Pointer) {
+			*(*unsafe.Pointer)(p) = d.objectRef(t, *elem).UnsafePointer()
+		}
+}
+
+// reflectFast gives p fast paths that call its reflect paths, if it has none of its own.
+func reflectFast(p *plan) {
+	if p.fastEnc == nil {
+		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) { p.enc(e, reflect.NewAt(p.t, ptr).Elem()) }
+	}
+	if p.fastDec == nil {
+		p.fastDec = func(d *decoder, ptr unsafe.Pointer) { p.dec(d, reflect.NewAt(p.t, ptr).Elem()) }
+	}
+}
+
+// sliceHeader is the memory of any slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }
 
 // addr returns the address of v, when it is addressable.

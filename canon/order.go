@@ -46,35 +46,31 @@ func sortParts(parts []part, all []byte) (sorted bool) {
 // mapSlots holds the entries of maps of one type while they are sorted.
 type mapSlots struct{ keys, vals reflect.Value } // []K and []V
 
-// setContent encodes the elements of a multiset sorted by their own encodings.
-func (e *encoder) setContent(v reflect.Value, elem *plan) {
+// setContent encodes the elements of a multiset of type t sorted by their own encodings.
+func (e *encoder) setContent(t reflect.Type, h sliceHeader, elem *plan) {
 	all, parts := e.takeScratch(), e.takeParts()
 	saved, wasKey := e.buf, e.inKey
 	e.inKey = true
-	base, size := v.UnsafePointer(), v.Type().Elem().Size()
-	for i := range v.Len() {
+	size := t.Elem().Size()
+	for i := range h.len {
 		start := len(all)
 		e.buf = all
-		if fast := elem.fastEnc; fast != nil {
-			fast(e, unsafe.Add(base, uintptr(i)*size))
-		} else {
-			if e.tracking {
-				e.push(indexSeg(i))
-			}
-			elem.enc(e, v.Index(i))
-			if e.tracking {
-				e.pop()
-			}
+		if e.tracking {
+			e.push(indexSeg(i))
+		}
+		elem.fastEnc(e, unsafe.Add(h.data, uintptr(i)*size))
+		if e.tracking {
+			e.pop()
 		}
 		all = e.buf
 		parts = append(parts, newPart(all, start, i))
 	}
 	e.buf, e.inKey = saved, wasKey
-	if !sortParts(parts, all) || v.Cap() > v.Len() {
+	if !sortParts(parts, all) || h.cap > h.len {
 		e.asDecoded = false // Decode restores a set sorted, with no spare capacity
 	}
 	if e.sortSets {
-		sortInPlace(v, parts)
+		sortInPlace(t, h, parts)
 	}
 	for _, p := range parts {
 		e.buf = append(e.buf, all[p.start:p.end]...)
@@ -83,10 +79,11 @@ func (e *encoder) setContent(v reflect.Value, elem *plan) {
 	e.giveParts(parts)
 }
 
-// sortInPlace puts the set's elements in the order of parts, as Decode would restore them. Set
-// elements hold no pointers, so moving them is copying values.
-func sortInPlace(v reflect.Value, parts []part) {
-	tmp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+// sortInPlace puts the elements of a set of type t in the order of parts, as Decode would restore
+// them.
+func sortInPlace(t reflect.Type, h sliceHeader, parts []part) {
+	v := reflect.NewAt(t, unsafe.Pointer(&h)).Elem()
+	tmp := reflect.MakeSlice(t, v.Len(), v.Len())
 	reflect.Copy(tmp, v)
 	for j, p := range parts {
 		v.Index(j).Set(tmp.Index(p.i))
@@ -169,22 +166,19 @@ func (e *encoder) mapContent(o object) {
 	e.inKey = true
 	e.iter.Reset(m)
 	keyBase, keySize := slots.keys.UnsafePointer(), p.t.Key().Size()
+	valBase, valSize := slots.vals.UnsafePointer(), p.t.Elem().Size()
 	for i := 0; e.iter.Next(); i++ {
 		k := slots.keys.Index(i)
 		k.SetIterKey(&e.iter)
 		slots.vals.Index(i).SetIterValue(&e.iter)
 		start := len(all)
 		e.buf = all
-		if fast := p.key.fastEnc; fast != nil {
-			fast(e, unsafe.Add(keyBase, uintptr(i)*keySize))
-		} else {
-			if e.tracking {
-				e.push(keySeg(k))
-			}
-			p.key.enc(e, k)
-			if e.tracking {
-				e.pop()
-			}
+		if e.tracking {
+			e.push(keySeg(k))
+		}
+		p.key.fastEnc(e, unsafe.Add(keyBase, uintptr(i)*keySize))
+		if e.tracking {
+			e.pop()
 		}
 		all = e.buf
 		entries = append(entries, newPart(all, start, i))
@@ -202,7 +196,7 @@ func (e *encoder) mapContent(o object) {
 			e.fail("two keys of this map encode the same (NaN keys?); such a map cannot be captured canonically")
 		}
 		e.buf = append(e.buf, key...)
-		p.elem.enc(e, slots.vals.Index(en.i))
+		p.elem.fastEnc(e, unsafe.Add(valBase, uintptr(en.i)*valSize))
 		if e.tracking {
 			e.pop()
 		}

@@ -20,7 +20,7 @@ type plan struct {
 	name string // stable name, for interfaces
 	min  uint64 // fewest bytes a value of t encodes to, to bound decoding of corrupt input
 
-	// memory fast paths, for scalars and structs and arrays of them (see fast.go)
+	// memory fast paths (see fast.go)
 	fastEnc fastEnc
 	fastDec fastDec
 
@@ -98,6 +98,7 @@ func planLocked(t reflect.Type) *plan {
 	p := &plan{t: t, name: typeName(t)}
 	building[t] = p
 	buildPlan(p)
+	reflectFast(p)
 	return p
 }
 
@@ -183,6 +184,7 @@ func buildStruct(p *plan) {
 	t := p.t
 	var fields []field
 	var hidden []reflect.StructField // not state (AsDecoded)
+	p.fastEnc, p.fastDec = structFast(&fields, &hidden)
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := ruleTag(t, sf)
@@ -201,32 +203,25 @@ func buildStruct(p *plan) {
 			} else {
 				buildSlice(f.plan, true)
 			}
+			reflectFast(f.plan)
 		default:
 			f.plan = &plan{t: sf.Type, name: typeName(sf.Type)}
 			reject(f.plan, fmt.Sprintf(`unknown tag cmc:%q; use cmc:"-" (not state) or cmc:"set" (unordered slice)`, tag))
+			reflectFast(f.plan)
 		}
 		p.min = addMin(p.min, f.plan.min)
 		fields = append(fields, f)
 	}
-	p.fastEnc, p.fastDec = structFast(fields)
-	if hidden != nil && p.fastEnc != nil {
-		fast := p.fastEnc
-		p.fastEnc = func(e *encoder, ptr unsafe.Pointer) {
-			e.hidden(hidden, ptr, reflect.Value{})
-			fast(e, ptr)
-		}
-	}
 	p.enc = func(e *encoder, v reflect.Value) {
-		base, addressable := addr(v)
+		if ptr, ok := addr(v); ok {
+			p.fastEnc(e, ptr)
+			return
+		}
 		if hidden != nil {
-			e.hidden(hidden, base, v)
+			e.hidden(hidden, nil, v)
 		}
 		for i := range fields {
 			f := &fields[i]
-			if fast := f.plan.fastEnc; addressable && fast != nil {
-				fast(e, unsafe.Add(base, f.offset))
-				continue
-			}
 			if e.tracking {
 				e.push("." + f.name)
 			}
@@ -237,13 +232,12 @@ func buildStruct(p *plan) {
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
-		base, addressable := addr(v)
+		if ptr, ok := addr(v); ok {
+			p.fastDec(d, ptr)
+			return
+		}
 		for i := range fields {
 			f := &fields[i]
-			if fast := f.plan.fastDec; addressable && fast != nil {
-				fast(d, unsafe.Add(base, f.offset))
-				continue
-			}
 			f.plan.dec(d, settable(v.Field(f.index)))
 		}
 	}

@@ -21,30 +21,29 @@ func buildSlice(p *plan, set bool) {
 		reject(p, fmt.Sprintf(`cmc:"set" needs an element type without pointers, maps or interfaces, not %s`, t.Elem()))
 		return
 	}
-	elem := planLocked(t.Elem())
+	var elem *plan // built last: a recursive type may need this plan's fast paths first
 	size := t.Elem().Size()
 	byteSlice := t.Elem().Kind() == reflect.Uint8 && !set // raw bytes, not varints
 	p.min = 1
-	p.enc = func(e *encoder, v reflect.Value) {
+	encode := func(e *encoder, h sliceHeader) {
 		if !set && !e.inKey {
 			if e.arrayMode {
-				e.arraySlice(v)
+				e.arraySlice(t, h)
 				return
 			}
 			if e.collect {
-				e.collectWindow(v, elem)
+				e.collectWindow(t, h, elem)
 			}
 		}
-		if v.IsNil() {
+		if h.data == nil {
 			e.buf = append(e.buf, 0)
 			return
 		}
-		n, c := v.Len(), v.Cap()
+		n, c, base := h.len, h.cap, h.data
 		e.uvarint(uint64(n) + 1)
 		if !set {
 			e.uvarint(uint64(c - n))
 		}
-		base := v.UnsafePointer()
 		if c > 0 && size > 0 {
 			e.addSpan(base, uintptr(c)*size)
 		}
@@ -53,32 +52,37 @@ func buildSlice(p *plan, set bool) {
 		}
 		switch {
 		case set:
-			e.setContent(v, elem)
+			e.setContent(t, h, elem)
 		case byteSlice:
 			e.buf = append(e.buf, unsafe.Slice((*byte)(base), n)...)
-		case elem.fastEnc != nil:
+		case e.tracking:
 			for i := range n {
+				e.push(indexSeg(i))
 				elem.fastEnc(e, unsafe.Add(base, uintptr(i)*size))
+				e.pop()
 			}
 		default:
+			enc := elem.fastEnc
 			for i := range n {
-				if e.tracking {
-					e.push(indexSeg(i))
-				}
-				elem.enc(e, v.Index(i))
-				if e.tracking {
-					e.pop()
-				}
+				enc(e, unsafe.Add(base, uintptr(i)*size))
 			}
 		}
 	}
-	p.dec = func(d *decoder, v reflect.Value) {
+	p.fastEnc = func(e *encoder, ptr unsafe.Pointer) { encode(e, *(*sliceHeader)(ptr)) }
+	p.enc = func(e *encoder, v reflect.Value) {
+		if ptr, ok := addr(v); ok {
+			encode(e, *(*sliceHeader)(ptr))
+			return
+		}
+		encode(e, sliceHeader{v.UnsafePointer(), v.Len(), v.Cap()})
+	}
+	p.fastDec = func(d *decoder, ptr unsafe.Pointer) {
 		if !set && d.arrays && !d.inKey {
-			d.arraySlice(t, elem, v)
+			d.arraySlice(t, elem, reflect.NewAt(t, ptr).Elem())
 			return
 		}
 		n := d.uvarint()
-		v.SetZero() // never reuse a backing array the old value may share
+		*(*sliceHeader)(ptr) = sliceHeader{} // never reuse a backing array the old value may share
 		if n == 0 {
 			return
 		}
@@ -93,9 +97,10 @@ func buildSlice(p *plan, set bool) {
 		if byteSlice {
 			b := make([]byte, n, c)
 			copy(b, d.take(n))
-			v.SetBytes(b)
+			*(*[]byte)(ptr) = b
 			return
 		}
+		v := reflect.NewAt(t, ptr).Elem()
 		if c == 0 {
 			v.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
 			return
@@ -107,23 +112,19 @@ func buildSlice(p *plan, set bool) {
 		if !faults.LooseCapacity {
 			v.SetCap(c)
 		}
-		switch {
-		case size == 0:
-			// nothing to fill
-		case elem.fastDec != nil:
-			base := v.UnsafePointer()
-			for i := range int(n) {
-				elem.fastDec(d, unsafe.Add(base, uintptr(i)*size))
-			}
-		default:
-			wasKey := d.inKey
-			d.inKey = d.inKey || set // the encoder wrote set elements as keys (setContent)
-			for i := range int(n) {
-				elem.dec(d, v.Index(i))
-			}
-			d.inKey = wasKey
+		if size == 0 {
+			return
 		}
+		base, dec := *(*unsafe.Pointer)(ptr), elem.fastDec
+		wasKey := d.inKey
+		d.inKey = d.inKey || set // the encoder wrote set elements as keys (setContent)
+		for i := range int(n) {
+			dec(d, unsafe.Add(base, uintptr(i)*size))
+		}
+		d.inKey = wasKey
 	}
+	p.dec = func(d *decoder, v reflect.Value) { p.fastDec(d, unsafe.Pointer(v.UnsafeAddr())) }
+	elem = planLocked(t.Elem())
 }
 
 func allZero(b []byte) bool {

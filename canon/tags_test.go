@@ -3,6 +3,7 @@ package canon_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -74,5 +75,21 @@ func TestSetOrderIgnored(t *testing.T) {
 	// A set is still a multiset: one message more or less is another state.
 	if bytes.Equal(encode(t, &tagged{inbox: msgs[:4], peers: peers}), want) {
 		t.Error("dropping a duplicate from a set does not change the encoding")
+	}
+}
+
+// SortSets sorts sets held in unexported fields too, in place, into the order Decode gives.
+func TestSortSetsUnexported(t *testing.T) {
+	s := &tagged{inbox: []Msg{{"zz"}, {"a"}, {""}}, peers: []uint8{3, 1, 2}}
+	var enc canon.Encoder
+	if err := enc.SortSets([]canon.Root{{Name: "s", V: reflect.ValueOf(s)}}); err != nil {
+		t.Fatal(err)
+	}
+	var decoded tagged
+	if err := canon.Decode(encode(t, s), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.inbox, decoded.inbox) || !slices.Equal(s.peers, decoded.peers) {
+		t.Errorf("sorted in place: %v %v; decoded: %v %v", s.inbox, s.peers, decoded.inbox, decoded.peers)
 	}
 }
