@@ -109,7 +109,7 @@ var LaunchAttrs = []LaunchAttr{
 		Want: "a stored trace id, 1 or more: see the CMC Traces view or `cmcdap traces`",
 		Doc:  "Open this stored trace (an id from the CMC Traces view or `cmcdap traces`) instead of checking."},
 	{Name: "bookmark", Kind: KindString,
-		Doc: "Check from this bookmarked state instead of the initial state (after changing the code, to see the violation gone); `model` and `params` default to the bookmarked trace's."},
+		Doc: "Check from this bookmarked state instead of the initial state (after changing the code, to see the violation gone); `model` and `params` default to the bookmarked trace's, and another model of the program (a fixed variant, as `AODV` is of `AODVSpecBug`) may start there too: its steps are replayed in it."},
 	{Name: "cwd", Kind: KindString, EditorDefault: "${workspaceFolder}", DefaultDoc: "the adapter's directory (VS Code: the workspace folder)",
 		Doc: "What relative paths are relative to."},
 	{Name: "noDebug", Kind: KindBool, Default: false, NotInEditor: true,

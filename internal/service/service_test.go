@@ -62,3 +62,36 @@ func TestModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFromAnotherModel: a bookmark of one model is a starting state for another model of
+// the program (the fixed variant of the code): its steps become the check's prefix, and the
+// model and parameters the check names stay; named nothing, they are the bookmarked trace's.
+func TestStartFromAnotherModel(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "traces.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tr := &engine.Trace{Model: "AODVSpecBug", Params: map[string]string{"nodes": "4"},
+		Steps: []engine.Step{{Proc: "A", Event: "request D"}, {Proc: "B", Event: "request D"}}}
+	id, err := db.AddTrace(0, tr, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := store.Bookmark{Trace: id, Step: 1, Name: "before"}
+	if b.ID, err = db.AddBookmark(b); err != nil {
+		t.Fatal(err)
+	}
+	fixed := &Check{Model: "AODV", Settings: DefaultSettings()}
+	if err := fixed.StartFrom(db, b); err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Model != "AODV" || fixed.Params["nodes"] != "4" || fixed.From == nil || fixed.Settings.FromSteps != 1 || fixed.Settings.Bookmark != "before" {
+		t.Errorf("from the bookmark: model %s, params %v, from %v after %d steps, bookmark %q",
+			fixed.Model, fixed.Params, fixed.From != nil, fixed.Settings.FromSteps, fixed.Settings.Bookmark)
+	}
+	same := &Check{Settings: DefaultSettings()}
+	if err := same.StartFrom(db, b); err != nil || same.Model != "AODVSpecBug" {
+		t.Errorf("no model named: %s, %v; want the bookmarked trace's", same.Model, err)
+	}
+}

@@ -31,7 +31,7 @@ export interface LaunchAttrs {
   stopOnEntry?: boolean;
   /** Open this stored trace (an id from the CMC Traces view or `cmcdap traces`) instead of checking. */
   trace?: number;
-  /** Check from this bookmarked state instead of the initial state (after changing the code, to see the violation gone); `model` and `params` default to the bookmarked trace's. */
+  /** Check from this bookmarked state instead of the initial state (after changing the code, to see the violation gone); `model` and `params` default to the bookmarked trace's, and another model of the program (a fixed variant, as `AODV` is of `AODVSpecBug`) may start there too: its steps are replayed in it. */
   bookmark?: string;
   /** What relative paths are relative to. */
   cwd?: string;
