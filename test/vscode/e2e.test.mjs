@@ -139,6 +139,64 @@ async function contextMenu(row, label) {
   }
 }
 
+/** Waits until the newest frame of the Call Stack is step n. */
+async function waitTopStep(n, timeout = 30000) {
+  await page.waitForFunction((s) => {
+    const steps = [...document.querySelectorAll('.debug-call-stack .monaco-list-row')].map((r) => /#(\d+) /.exec(r.textContent ?? '')).filter(Boolean).map((m) => Number(m[1]));
+    return steps.length > 0 && Math.max(...steps) === s;
+  }, n, { timeout });
+}
+
+/** Types a line into the Debug Console and runs it (":goto 13"). */
+async function consoleLine(text) {
+  await command('Focus on Debug Console View');
+  const input = page.locator('.repl-input-wrapper .monaco-editor textarea').first();
+  await input.waitFor({ state: 'visible' });
+  await input.focus();
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Runs fn in the views panel's page (its nested webview frame) and returns what it returns. */
+async function inViews(fn, arg) {
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    const here = await f.evaluate(() => document.getElementById('cmc-config') !== null).catch(() => false);
+    if (here) return f.evaluate(fn, arg);
+  }
+  throw new Error('no views panel page');
+}
+
+/** The Variables row of the variable named name (VS Code labels it "NAME, value VALUE"). */
+function variableRow(name) {
+  return page.locator(`.debug-variables .monaco-list-row[aria-label^=${JSON.stringify(name + ', value')}]`).first();
+}
+
+/** Expands the Variables row of the variable named name (the first one) and returns it. */
+async function expandVariable(name) {
+  const row = variableRow(name);
+  try {
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+  } catch (e) {
+    const labels = await page.locator('.debug-variables .monaco-list-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label')));
+    throw new Error(`no variable ${name} in the Variables pane: ${labels.join(' | ')}`);
+  }
+  if ((await row.getAttribute('aria-expanded')) !== 'true') {
+    await row.click();
+    await page.waitForTimeout(400);
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await page.keyboard.press('ArrowRight');
+  }
+  await page.waitForTimeout(400);
+  return row;
+}
+
+/** A notification whose text matches re, once it shows. */
+async function notification(re, timeout = 120000) {
+  const n = page.locator('.notifications-toasts .notification-list-item', { hasText: re }).first();
+  await n.waitFor({ state: 'visible', timeout });
+  return (await n.innerText()).replace(/\s+/g, ' ');
+}
+
 /** Waits for the debugger to stop on a trace; a launch error (a dialog) fails at once with its text. */
 async function stopOrError() {
   const dialog = page.locator('.monaco-dialog-box');
@@ -404,6 +462,8 @@ async function scenario() {
     assert.match(views.text, /no views server/);
   }
 
+  if (configName === 'Check AODV' && viewsServer) await loopStory(stopStep);
+
   // Bookmark the step the debugger is at (two before the violation: step 2 of Lossy, 14 of AODV)
   // from the Call Stack's context menu; it shows in the Bookmarks view.
   await page.locator('.debug-toolbar [aria-label^="Step Back"]').click(); // a step with no inline values
@@ -417,7 +477,9 @@ async function scenario() {
     log('views follow Step Back to step', step);
     assert.equal(step, stopStep - 2, 'the views follow the debugger');
   }
-  const marked = stopStep - 2;
+  // AODV: while at step 14, right-click A's frame of step 12 (the stale RERR): the bookmark is
+  // that frame's step, not the current one. Lossy: the current step.
+  const marked = configName === 'Check AODV' ? 12 : stopStep - 2;
   await contextMenu(frames().filter({ hasText: `#${marked} ` }).first(), 'Bookmark This Step');
   const input = page.locator('.quick-input-widget input[type="text"]').first();
   await input.waitFor({ state: 'visible' });
@@ -462,6 +524,94 @@ async function scenario() {
   log('re-check from bookmark stopped:', (await frames().allInnerTexts()).map((t) => t.split('\n')[0]).join(' / '));
   log('debug console:', (await page.locator('.repl .monaco-list-row').allInnerTexts()).join(' ').replace(/\s+/g, ' ').slice(0, 400));
   await shot('recheck-from-bookmark');
+  if (configName === 'Check AODV') {
+    // The same violation along the same steps is the stored trace, and the editor says so.
+    const same = await notification(/original:/);
+    log('re-check result:', same);
+    assert.match(same, /now: the same violation along the same steps \(trace 1\)/);
+  }
 
   await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
+  if (configName !== 'Check AODV') return;
+
+  // The fix (the AODV model: an RERR changes a route only when it is newer), checked from the
+  // bookmarked state: no violation, and the result says how it compares with the original.
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 });
+  await page.locator('.notifications-toasts .notification-list-item .codicon-notifications-clear').first().click().catch(() => {});
+  await startDebugging('Re-check AODV fix');
+  const fixed = await notification(/now: no violation/);
+  log('re-check with the fix:', fixed);
+  assert.match(fixed, /original: invariant NoRoutingLoop.* at step 16 \(trace 1\); now: no violation in \d+ states \(complete\)/);
+  await page.locator('.activitybar [aria-label^="CMC"]').first().click();
+  const results = page.locator('[id="workbench.view.extension.cmc"] .monaco-list-row', { hasText: 'AODV from bookmark' });
+  await results.first().waitFor({ state: 'visible', timeout: 15000 });
+  log('Results:', (await results.allInnerTexts()).map((t) => t.replace(/\n/g, ' ')).join(' / '));
+  await shot('recheck-with-fix-result');
+
+  // The session ends by itself, and the views panel says so instead of retrying its server.
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30000 });
+  let panel = '';
+  for (let i = 0; i < 60 && !/session has ended/.test(panel); i++) {
+    await page.waitForTimeout(250);
+    panel = (await Promise.all(page.frames().map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')))).find((t) => /CMC Views|session has ended|retrying/.test(t)) ?? '';
+  }
+  log('views panel after the session:', panel.replace(/\s+/g, ' ').slice(0, 160));
+  assert.match(panel, /session has ended/, 'the views panel says the session ended');
+  assert.doesNotMatch(panel, /retrying/);
+  await shot('session-ended-views');
+}
+
+// loopStory walks the AODV loop as the issue tells it: at step 13 the diff shows the loop's real
+// changes and the chart's labels do not overlap at the panel's size; a data breakpoint on A's
+// route to D and reverse continue land on the stale RERR (step 12), and the stop says why. It
+// leaves the debugger where it found it (one step before the violation).
+async function loopStory(stopStep) {
+  await consoleLine(':goto 13');
+  await waitTopStep(13);
+  let view;
+  for (let i = 0; i < 40; i++) {
+    view = await inViews(() => ({ step: window.__cmcState?.step, text: document.body.innerText }));
+    if (view.step === 13 && /changed of/.test(view.text)) break;
+    await page.waitForTimeout(250);
+  }
+  const counted = /(\d+) changed of (\d+)/.exec(view.text);
+  log('step 13 diff:', counted?.[0]);
+  assert.equal(counted?.[0], '4 changed of 149', 'step 13 shows B\'s two new routes, the reply that left the air and the table that was nil');
+  const chart = await inViews(() => {
+    const texts = [...document.querySelectorAll('svg.chart text')].map((e) => {
+      const r = e.getBoundingClientRect();
+      return { what: e.textContent, l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width };
+    }).filter((t) => t.w > 0);
+    const overlaps = [];
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) {
+        const [a, b] = [texts[i], texts[j]];
+        if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) overlaps.push(`${a.what} / ${b.what}`);
+      }
+    }
+    return { texts: texts.length, overlaps, width: innerWidth };
+  });
+  log('chart at step 13:', chart.texts, 'texts in a', chart.width, 'px wide panel;', chart.overlaps.length, 'overlapping');
+  assert.ok(chart.texts > 0, 'the chart draws its texts');
+  assert.deepEqual(chart.overlaps, [], 'no two texts of the sequence chart overlap');
+  await shot('loop-step13-diff-and-chart');
+
+  // A data breakpoint on A's route to D, from the Variables pane, at the violation; reverse
+  // continue goes back to the step that last changed it.
+  await consoleLine(`:goto ${stopStep}`);
+  await waitTopStep(stopStep);
+  await expandVariable('A');
+  await expandVariable('routes');
+  await contextMenu(variableRow('[Dest=D]'), 'Break on Value Change');
+  await page.locator('.debug-toolbar [aria-label^="Reverse"]').first().click();
+  await waitTopStep(12);
+  await page.waitForTimeout(1000);
+  const why = (await callStack().innerText()).replace(/\s+/g, ' ');
+  log('reverse continue stopped at step 12:', why.slice(0, 200));
+  assert.match(why, /data breakpoint: A\.routes\[Dest=D\] changed/i, 'the stop says which data breakpoint');
+  await shot('data-breakpoint-stale-rerr');
+  await command('Remove All Breakpoints');
+  await consoleLine(`:goto ${stopStep - 1}`);
+  await waitTopStep(stopStep - 1);
+  await page.waitForTimeout(1000);
 }
