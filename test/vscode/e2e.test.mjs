@@ -568,6 +568,13 @@ async function scenario() {
 async function loopStory(stopStep) {
   await consoleLine(':goto 13');
   await waitTopStep(13);
+  // VS Code shows the step's source on the stop; the keyboard stays in the Debug Console, so what
+  // the user types next is not typed into model.go.
+  await page.waitForTimeout(1500);
+  const focus = await page.evaluate(() => ({ repl: !!document.activeElement?.closest('.repl'), dirty: document.querySelectorAll('.tab.dirty').length }));
+  log('after :goto, focus in the Debug Console:', focus.repl, '| dirty editors:', focus.dirty);
+  assert.ok(focus.repl, 'after :goto the keyboard focus stays in the Debug Console');
+  assert.equal(focus.dirty, 0, 'no editor was typed into');
   let view;
   for (let i = 0; i < 40; i++) {
     view = await inViews(() => ({ step: window.__cmcState?.step, text: document.body.innerText }));
