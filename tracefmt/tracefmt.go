@@ -70,7 +70,7 @@ func Write(w io.Writer, t *engine.Trace) error {
 			}
 		}
 		for _, c := range changes {
-			p.printf("%s%s\n", indent, change(c, pathW))
+			p.printf("%s%s\n", indent, Change(c, pathW))
 		}
 	}
 	return p.err
@@ -93,7 +93,9 @@ func Note(n engine.Note) string {
 	return s
 }
 
-func change(c canon.Change, pathW int) string {
+// Change prints one change, its path padded to pathW: "~ path  old -> new", "+ path  new",
+// "- path  old".
+func Change(c canon.Change, pathW int) string {
 	switch c.Kind {
 	case "changed":
 		return fmt.Sprintf("~ %-*s  %s -> %s", pathW, c.Path, c.Old, c.New)

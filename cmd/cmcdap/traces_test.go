@@ -268,3 +268,31 @@ func TestBookmarksEdit(t *testing.T) {
 		t.Errorf("bookmarks after delete: %q", out)
 	}
 }
+
+// TestDiffCommand: two traces of the same violation along different steps part at step 1,
+// whose states are alike here; a trace against itself is alike throughout; a missing trace is a
+// one-line error.
+func TestDiffCommand(t *testing.T) {
+	db, _ := tracesDB(t)
+	code, out, errs := runCmd(diffCommand, "-db", db, "1", "2")
+	want := `trace 1: aodv, 1 step, invariant noloop: routing loop: A -> B -> A
+trace 2: aodv, 1 step, invariant noloop: routing loop: A -> B -> A
+the same first 0 steps
+1  1: B  recvRERR  choose 1 of 2: deliver RERR C→B
+   2: B  recvRERR  choose 1 of 2: deliver RERR C→B
+   the same state after 1
+`
+	if code != 0 || out != want {
+		t.Errorf("diff 1 2: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, errs, out, want)
+	}
+	if code, out, _ := runCmd(diffCommand, "-db", db, "2", "2"); code != 0 || !strings.Contains(out, "the same 1 step: the traces are alike") {
+		t.Errorf("diff 2 2: exit %d, %s", code, out)
+	}
+	code, _, errs = runCmd(diffCommand, "-db", db, "1", "9")
+	if code != 2 || !strings.HasPrefix(errs, "cmcdap diff: no trace 9 in ") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("diff 1 9: exit %d, stderr %q; want a one-line error naming trace 9", code, errs)
+	}
+	if code, _, errs := runCmd(diffCommand, "-db", db, "1"); code != 2 || !strings.Contains(errs, "give two trace ids") {
+		t.Errorf("diff 1: exit %d, stderr %q", code, errs)
+	}
+}

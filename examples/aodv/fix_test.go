@@ -2,11 +2,16 @@ package aodv
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/store"
 )
 
 // TestFixFromTheLoop: the fix, checked from states of the loop's trace, as a user re-checks a
@@ -44,5 +49,55 @@ func TestFixFromTheLoop(t *testing.T) {
 	}
 	if _, err := check(14); err == nil || !strings.Contains(err.Error(), "step 13") {
 		t.Errorf("from step 14: %v; want the prefix to stop replaying at step 13", err)
+	}
+}
+
+// TestCompareWithTheFix: the loop's trace against the same steps in the fixed model, as
+// `cmcdap diff` shows them after a re-check: both take the first 11 steps alike; at step 12 the
+// stale RERR arrives in both, and the fix keeps A's route valid where the bug invalidated it.
+func TestCompareWithTheFix(t *testing.T) {
+	record := func(model string, steps []engine.Step) *engine.Trace {
+		m, err := cmc.Build(model, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc, init, err := engine.NewMachine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mc.Close()
+		tr, _, _, err := mc.Record(init, steps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Model = model
+		return tr
+	}
+	db, err := store.Open(filepath.Join(t.TempDir(), "traces.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bug, err := db.AddTrace(0, record("AODVSpecBug", shortestLoop), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix, err := db.AddTrace(0, record("AODV", shortestLoop[:12]), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := service.Compare(db, bug, fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Same != 11 || len(c.Steps) != 5 || c.Steps[0].N != 12 || c.Steps[4].B != nil {
+		t.Fatalf("same %d, %d pairs from step %d; want 11 alike, then steps 12-16 (the fix's trace ends at 12)", c.Same, len(c.Steps), c.Steps[0].N)
+	}
+	var at12 []string
+	for _, ch := range c.Steps[0].State {
+		at12 = append(at12, ch.Kind+" "+ch.Path+" "+ch.Old+" -> "+ch.New)
+	}
+	if want := "changed A.routes[Dest=D].Valid false -> true"; !slices.Contains(at12, want) {
+		t.Errorf("state after step 12, bug -> fix: %q; want %q among them", at12, want)
 	}
 }
