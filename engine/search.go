@@ -377,14 +377,18 @@ func (s *search) cut() bool {
 // captureError reports a state that cannot be captured, with the path that reached it.
 func (s *search) captureError(idx int32, step pathStep, err error) error {
 	path := append(s.pathTo(idx), step)
+	if terr := errors.Join(s.trail.err, s.values.err); terr != nil {
+		return fmt.Errorf("%w (the path to it is not known: %v)", err, terr) // not a wrong one
+	}
 	return fmt.Errorf("after %d steps (last: %s): %w", len(path), s.mc.Def.Events[step.event].Proc+"."+s.mc.Def.Events[step.event].Name, err)
 }
 
 // pathTo rebuilds the steps from the initial state to the state at trail index idx.
 func (s *search) pathTo(idx int32) []pathStep {
 	var rev []pathStep
-	for i := idx; i > 0; i = s.trail.at(int(i)).parent {
+	for i := idx; i > 0; {
 		t := s.trail.at(int(i))
+		i = t.parent
 		v := make([]int, t.n)
 		for j := range v {
 			v[j] = int(s.values.at(int(t.off) + j))
@@ -398,6 +402,9 @@ func (s *search) pathTo(idx int32) []pathStep {
 // violation records a violation found at trail index idx (after last, when given), unless one
 // with the same signature was already reported.
 func (s *search) violation(idx int32, last *pathStep, v *Violation) {
+	if s.sigs[v.Signature] {
+		return // reported: do not rebuild its path (from the trail file, once it spilled)
+	}
 	path := s.pathTo(idx)
 	if last != nil {
 		path = append(path, *last)

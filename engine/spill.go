@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"runtime"
 	"unsafe"
 )
 
@@ -12,7 +13,7 @@ import (
 
 // spillFile makes a temporary file for a table. Nothing needs its name: on Unix the file lives
 // on, nameless, until it is closed or the process ends, so a killed search leaves nothing
-// behind; elsewhere closeSpill removes it.
+// behind; on Windows, where an open file cannot be removed, closeSpill removes it.
 func spillFile() (*os.File, error) {
 	f, err := os.CreateTemp("", "cmc-search-*")
 	if err != nil {
@@ -23,9 +24,12 @@ func spillFile() (*os.File, error) {
 }
 
 func closeSpill(f *os.File) {
-	if f != nil {
-		f.Close()
-		os.Remove(f.Name()) // already gone on Unix
+	if f == nil {
+		return
+	}
+	f.Close()
+	if runtime.GOOS == "windows" { // elsewhere the name went when the file was made, and may be another file's now
+		os.Remove(f.Name())
 	}
 }
 

@@ -87,13 +87,21 @@ func writeComparison(w io.Writer, c service.Comparison) {
 	num := len(strconv.Itoa(c.Steps[len(c.Steps)-1].N))
 	indent := strings.Repeat(" ", num+2)
 	for _, p := range c.Steps {
-		fmt.Fprintf(w, "%*d  %d: %s\n", num, p.N, c.A.ID, describe(p.A))
-		fmt.Fprintf(w, "%s%d: %s\n", indent, c.B.ID, describe(p.B))
+		if p.N == 0 {
+			fmt.Fprintf(w, "%*d  the initial states\n", num, 0)
+		} else {
+			fmt.Fprintf(w, "%*d  %d: %s\n", num, p.N, c.A.ID, describe(p.A))
+			fmt.Fprintf(w, "%s%d: %s\n", indent, c.B.ID, describe(p.B))
+		}
 		if len(p.State) == 0 {
 			fmt.Fprintf(w, "%sthe same state after %d\n", indent, p.N)
 			continue
 		}
-		fmt.Fprintf(w, "%sstate after %d: %d differences (%d -> %d)\n", indent, p.N, len(p.State), c.A.ID, c.B.ID)
+		what := fmt.Sprintf("state after %d", p.N)
+		if p.N == 0 {
+			what = "initial state"
+		}
+		fmt.Fprintf(w, "%s%s: %d differences (%d -> %d)\n", indent, what, len(p.State), c.A.ID, c.B.ID)
 		pathW := 0
 		for _, ch := range p.State {
 			pathW = max(pathW, min(len(ch.Path), 40))

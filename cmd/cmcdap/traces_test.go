@@ -292,6 +292,11 @@ the same first 0 steps
 	if code != 2 || !strings.HasPrefix(errs, "cmcdap diff: no trace 9 in ") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("diff 1 9: exit %d, stderr %q; want a one-line error naming trace 9", code, errs)
 	}
+	// Traces from different initial states part at the start.
+	code, out, _ = runCmd(diffCommand, "-db", db, "2", "3")
+	if code != 0 || !strings.Contains(out, "the initial states differ\n 0  the initial states\n    initial state: 2 differences (2 -> 3)\n") || strings.Contains(out, "(ended)\n   3: (ended)") {
+		t.Errorf("diff 2 3: exit %d:\n%s", code, out)
+	}
 	if code, _, errs := runCmd(diffCommand, "-db", db, "1"); code != 2 || !strings.Contains(errs, "give two trace ids") {
 		t.Errorf("diff 1: exit %d, stderr %q", code, errs)
 	}

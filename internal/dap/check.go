@@ -93,7 +93,15 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 		s.terminated()
 		return
 	}
-	s.show(newTrace(ids[0], res.Violations[0]))
+	shown := res.Violations[0]
+	if report.Known {
+		// The trace stored before is the one the views, the trees and trace show read as this
+		// id: show it, not the copy just found (its sites and labels may differ).
+		if t, _, err := s.db.Trace(ids[0]); err == nil {
+			shown = t
+		}
+	}
+	s.show(newTrace(ids[0], shown))
 	s.whenConfigured(func() { s.firstStop(run.onEntry) })
 }
 

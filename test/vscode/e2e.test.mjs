@@ -553,7 +553,8 @@ async function scenario() {
   let panel = '';
   for (let i = 0; i < 60 && !/session has ended/.test(panel); i++) {
     await page.waitForTimeout(250);
-    panel = (await Promise.all(page.frames().map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')))).find((t) => /CMC Views|session has ended|retrying/.test(t)) ?? '';
+    const texts = await Promise.all(page.frames().filter((f) => f !== page.mainFrame()).map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')));
+    panel = texts.find((t) => /session has ended|retrying|connected/.test(t)) ?? '';
   }
   log('views panel after the session:', panel.replace(/\s+/g, ' ').slice(0, 160));
   assert.match(panel, /session has ended/, 'the views panel says the session ended');

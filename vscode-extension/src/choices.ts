@@ -79,7 +79,7 @@ export function hoverMarkdown(choices: readonly Choice[], docPath: string, line:
 }
 
 /** s with Markdown's inline markup escaped (the text follows "- step N: "): a label is plain text. */
-function escapeMarkdown(s: string): string {
+export function escapeMarkdown(s: string): string {
   return s.replace(/[\\`*_[\]<>~]/g, (ch) => `\\${ch}`);
 }
 

@@ -2,6 +2,7 @@
 // text and the action it offers (a button, never a command-line flag). No vscode import: the
 // wording is unit tested.
 
+import { escapeMarkdown } from './choices';
 import type { Report } from './protocol.gen';
 
 /** What `cmcdap minimize -json` prints (cmd/cmcdap/minimize.go, minimizeResult). */
@@ -89,8 +90,8 @@ export function reportMessage(r: Report): ReportMessage {
   const m: ReportMessage = {
     label: `${r.model}${from}: ${r.violation ? (r.known ? `violation, trace #${r.trace} again` : 'violation') : 'no violation'}`,
     description: size,
-    tooltip: [`**${r.model}**${from}: ${what}`, '', `${thousands(r.states)} states, ${thousands(r.transitions)} transitions, depth ${r.depth}, ${seconds(r.seconds)}; ${coverage}`]
-      .concat(r.comparison ? ['', r.comparison] : [])
+    tooltip: [`**${escapeMarkdown(r.model)}**${escapeMarkdown(from)}: ${escapeMarkdown(what)}`, '', `${thousands(r.states)} states, ${thousands(r.transitions)} transitions, depth ${r.depth}, ${seconds(r.seconds)}; ${coverage}`]
+      .concat(r.comparison ? ['', escapeMarkdown(r.comparison)] : [])
       .join('\n'),
     open: r.trace || (r.violation ? undefined : r.bookmark?.trace),
   };

@@ -3,7 +3,7 @@
 // bookmarks -json` when no session runs); this file shapes them into tree items without vscode,
 // so the wording is unit tested.
 
-import { listOf } from './choices';
+import { escapeMarkdown, listOf } from './choices';
 import type { Bookmark, TraceInfo } from './protocol.gen';
 
 /** A stored trace as the lists read it: tracesOf checks id, model and length, not the rest. */
@@ -67,9 +67,9 @@ export function traceItem(t: TraceRecord, now: Date): ItemShape {
   const when = ago(t.found, now);
   const derived = t.from ? `${t.how || 'made'} from #${t.from}` : '';
   const description = [kindText(t), steps(t.length), derived, when].filter(Boolean).join(' · ');
-  const tip = [`**Trace #${t.id}**: ${t.model}${paramText(t.params)}`, ''];
+  const tip = [`**Trace #${t.id}**: ${escapeMarkdown(t.model + paramText(t.params))}`, ''];
   if (derived) tip.push(`${derived[0].toUpperCase()}${derived.slice(1)}.`, '');
-  if (t.message) tip.push(`${kindText(t)}: ${t.message}`, '');
+  if (t.message) tip.push(`${kindText(t)}: ${escapeMarkdown(t.message)}`, '');
   if (t.site) tip.push(`at \`${shortSite(t.site)}\``, '');
   tip.push(`${steps(t.length)}${t.found ? `, found ${new Date(t.found).toLocaleString()}` : ''}`);
   if (t.seen && t.seen > 1) tip.push('', `found ${t.seen} times`);
@@ -87,8 +87,8 @@ export function traceItem(t: TraceRecord, now: Date): ItemShape {
 export function bookmarkItem(b: BookmarkRecord, now: Date): ItemShape {
   const when = ago(b.created, now);
   const description = [`trace #${b.trace} step ${b.step}`, when].filter(Boolean).join(' · ');
-  const tip = [`**${b.name}**: trace #${b.trace}, step ${b.step}`];
-  if (b.note) tip.push('', b.note);
+  const tip = [`**${escapeMarkdown(b.name)}**: trace #${b.trace}, step ${b.step}`];
+  if (b.note) tip.push('', escapeMarkdown(b.note));
   tip.push('', 'Right-click to re-check from this state, rename or delete it.');
   return {
     id: `bookmark:${b.name}`,

@@ -92,3 +92,9 @@ test('a right-clicked Call Stack frame is known by the arguments VS Code passes,
   assert.equal(frameStepOf([], frames), undefined);
   assert.equal(frameStepOf([{ frameId: 'stackframe:x', frameName: 'main' }], frames), undefined);
 });
+
+test('tooltips show model text as text, not Markdown', () => {
+  const item = traceItem({ id: 4, model: 'my_model', kind: 'invariant', name: 'NoLoop', message: 'x*y < 2 at [A]', length: 2 }, new Date('2025-06-01T12:00:00Z'));
+  assert.match(item.tooltip, /my\\_model/);
+  assert.match(item.tooltip, /x\\\*y \\< 2 at \\\[A\\\]/);
+});
