@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -256,8 +257,8 @@ func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result
 // it compares with the bookmarked trace.
 func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r service.Report) {
 	for i := range res.Violations {
-		if i == 0 && r.Known {
-			fmt.Fprintf(w, "the same as trace %d in %s, found before (the same violation along the same steps): not stored again\n", ids[0], dbPath)
+		if i < len(ids) && slices.Contains(r.Before, ids[i]) {
+			fmt.Fprintf(w, "the same as trace %d in %s, found before (the same violation along the same steps): not stored again\n", ids[i], dbPath)
 			continue
 		}
 		if i < len(ids) {

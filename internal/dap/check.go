@@ -3,6 +3,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -113,7 +114,7 @@ func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Dura
 	for i, t := range res.Violations {
 		fmt.Fprintf(&b, "violation: %s (%d steps)\n", tracefmt.Violation(t.Violation), len(t.Steps))
 		switch {
-		case i == 0 && r.Known:
+		case i < len(ids) && slices.Contains(r.Before, ids[i]):
 			fmt.Fprintf(&b, "the same as trace %d in %s, found before (the same violation along the same steps): not stored again\n", ids[i], dbPath)
 		case i < len(ids):
 			fmt.Fprintf(&b, "stored as trace %d in %s\n", ids[i], dbPath)

@@ -29,6 +29,9 @@ type Report struct {
 	// run KnownRun.
 	Known    bool  `json:"known,omitempty"`
 	KnownRun int64 `json:"knownRun,omitempty"`
+	// Before are the traces of the check (all its violations, with -all) that were stored before
+	// it, found again along the same steps and not stored again.
+	Before []int64 `json:"before,omitempty"`
 	// Bookmark is the bookmark the check started from, and what its trace found then.
 	Bookmark *BookmarkOrigin `json:"bookmark,omitempty"`
 	// Comparison says, for a check from a bookmark, what the original trace found and what this
@@ -52,6 +55,11 @@ type BookmarkOrigin struct {
 func NewReport(db *store.Store, c *Check, res *engine.Result, runID int64, ids []int64, elapsed time.Duration) Report {
 	r := Report{Model: c.Model, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
 		Seconds: elapsed.Seconds(), Complete: res.Complete, Cancelled: res.Cancelled}
+	for _, id := range ids {
+		if info, err := db.TraceInfo(id); err == nil && info.Run != runID {
+			r.Before = append(r.Before, id)
+		}
+	}
 	if len(res.Violations) > 0 {
 		t := res.Violations[0]
 		r.Violation, r.Steps = tracefmt.Violation(t.Violation), len(t.Steps)

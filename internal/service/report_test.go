@@ -69,6 +69,11 @@ func TestReport(t *testing.T) {
 	if other.Known || other.Trace != 2 || other.Comparison != "original: invariant NoLoop: routing loop A -> B -> A at step 13 (trace 1); now: the same violation at step 15 (trace 2)" {
 		t.Errorf("the bug again, another way: %+v", other)
 	}
+	// With -all, each violation found again is known, not only the first.
+	all := check(&Check{Model: "AODV"}, &engine.Result{States: 50, Violations: []*engine.Trace{loopTrace(14, 5), loopTrace(15, 7)}})
+	if all.Known || len(all.Before) != 1 || all.Before[0] != 2 {
+		t.Errorf("-all with the second violation known: known %v, before %v; want only trace 2 before", all.Known, all.Before)
+	}
 	bounded := check(from, &engine.Result{States: 1000})
 	if want := "now: no violation in 1,000 states (not complete: bounded)"; !strings.HasSuffix(bounded.Comparison, want) {
 		t.Errorf("bounded: %q, want it to end %q", bounded.Comparison, want)

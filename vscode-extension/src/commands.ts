@@ -9,7 +9,7 @@ import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
-import { BookmarkRecord, TraceRecord, checkBookmarkName, frameStepOf } from './trees';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, frameSessionOf, frameStepOf } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
 import { browserUrl } from './panelHtml';
@@ -79,7 +79,7 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
     }),
     reg('cmc.addBookmark', () => addBookmark(d, needSession(d))),
     reg('cmc.bookmarkFrame', async (...args: unknown[]) => {
-      const c = needSession(d);
+      const c = frameSession(d, args);
       const step = c && frameStep(c, args);
       if (step !== undefined) await addBookmark(d, c, step);
     }),
@@ -90,7 +90,7 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       if (s !== undefined) await request(c, 'cmc/gotoStep', { step: Number(s.trim()) });
     }),
     reg('cmc.gotoFrameStep', async (...args: unknown[]) => {
-      const c = needSession(d);
+      const c = frameSession(d, args);
       const step = c && frameStep(c, args);
       if (step !== undefined) await request(c!, 'cmc/gotoStep', { step });
     }),
@@ -192,6 +192,11 @@ async function cmcdap(d: CommandDeps, title: string, args: (string | number)[], 
 function programOf(d: CommandDeps): string | undefined {
   const p = d.sessions.active()?.session.configuration.program;
   return typeof p === 'string' && p !== '' ? p : d.lastProgram();
+}
+
+/** The session of the right-clicked frame (with two sessions open, not always the active one). */
+function frameSession(d: CommandDeps, args: readonly unknown[]): CmcSession | undefined {
+  return d.sessions.byID(frameSessionOf(args)) ?? needSession(d);
 }
 
 function needSession(d: CommandDeps, what = 'do that'): CmcSession | undefined {

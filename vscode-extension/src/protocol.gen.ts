@@ -116,6 +116,7 @@ export interface Report {
   trace?: number;
   known?: boolean;
   knownRun?: number;
+  before?: number[];
   bookmark?: BookmarkOrigin;
   comparison?: string;
 }

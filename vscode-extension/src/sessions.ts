@@ -127,6 +127,11 @@ export class CmcSessions implements vscode.DebugAdapterTrackerFactory, vscode.Di
     return s && s.type === 'cmc' ? this.get(s) : undefined;
   }
 
+  /** The cmc session with VS Code's session id, if it runs. */
+  byID(id: string | undefined): CmcSession | undefined {
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
   /** Any cmc session: the active one first. */
   any(): CmcSession | undefined {
     return this.active() ?? [...this.byId.values()][0];

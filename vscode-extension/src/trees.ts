@@ -131,6 +131,16 @@ export function stepOfFrame(frame: { name?: string } | undefined): number | unde
   return m ? Number(m[1]) : undefined;
 }
 
+/** The debug session of the Call Stack frame a context-menu command was run on (its sessionId). */
+export function frameSessionOf(args: readonly unknown[]): string | undefined {
+  for (const a of args) {
+    if (typeof a === 'object' && a !== null && typeof (a as { sessionId?: unknown }).sessionId === 'string') {
+      return (a as { sessionId: string }).sessionId;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The step of the Call Stack frame a context-menu command was run on, from the arguments VS Code
  * passes: first the frame's source URI (a string), then {sessionId, threadId, frameId, frameName}

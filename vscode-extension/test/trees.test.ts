@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, frameSessionOf, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
 
 const now = new Date('2025-06-01T12:00:00Z');
 
@@ -91,6 +91,9 @@ test('a right-clicked Call Stack frame is known by the arguments VS Code passes,
   assert.equal(frameStepOf(['file:///w/examples/aodv/router.go'], frames), undefined);
   assert.equal(frameStepOf([], frames), undefined);
   assert.equal(frameStepOf([{ frameId: 'stackframe:x', frameName: 'main' }], frames), undefined);
+  // The frame's session, so a command on another session's frame acts on that session.
+  assert.equal(frameSessionOf(args), 's1');
+  assert.equal(frameSessionOf(['file:///w/a.go']), undefined);
 });
 
 test('tooltips show model text as text, not Markdown', () => {
