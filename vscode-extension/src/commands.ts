@@ -9,7 +9,7 @@ import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
-import { BookmarkRecord, TraceRecord, checkBookmarkName, frameSessionOf, frameStepOf } from './trees';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, compareChoices, frameSessionOf, frameStepOf } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
 import { browserUrl } from './panelHtml';
@@ -57,6 +57,23 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       const pick = await vscode.window.showInformationMessage(m.text, ...[open, m.retry?.label].filter((x): x is string => x !== undefined));
       if (pick !== undefined && pick === open) await vscode.commands.executeCommand('cmc.openTrace', m.open);
       else if (pick !== undefined && pick === m.retry?.label) await vscode.commands.executeCommand('cmc.minimizeTrace', id, m.retry.states);
+    }),
+    // Where two traces part and how their states differ from there (cmcdap diff), as a text
+    // document beside the editor: after a re-check from a bookmark, the trace before and after.
+    reg('cmc.compareTraces', async (arg?: TraceRecord | number) => {
+      const id = await traceId(arg, 'compare');
+      if (id === undefined) return;
+      const choices = compareChoices(d.traces.items, id);
+      if (choices.length === 0) {
+        void vscode.window.showInformationMessage(`cmc: trace #${id} is the only stored trace: there is nothing to compare it with`);
+        return;
+      }
+      const other = await vscode.window.showQuickPick(choices, { title: `Compare trace #${id} with` });
+      if (!other) return;
+      const out = await cmcdap(d, `Comparing traces #${id} and #${other.id}`, ['diff', id, other.id], 60000);
+      if (out === undefined) return;
+      const doc = await vscode.workspace.openTextDocument({ content: out, language: 'plaintext' });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
     }),
     reg('cmc.exportTraceTest', async (arg?: TraceRecord | number) => {
       const id = await traceId(arg, 'export as a Go test');

@@ -161,3 +161,11 @@ export function frameStepOf(args: readonly unknown[], frames: ReadonlyMap<number
   }
   return undefined;
 }
+
+/** The traces to compare trace id with, for a quick pick: every other one, newest first. */
+export function compareChoices(traces: readonly TraceRecord[], id: number): { label: string; description: string; id: number }[] {
+  return traces
+    .filter((t) => t.id !== id)
+    .sort((a, b) => b.id - a.id)
+    .map((t) => ({ label: `#${t.id} ${t.model}`, description: [kindText(t), steps(t.length)].filter(Boolean).join(' · '), id: t.id }));
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, frameSessionOf, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, compareChoices, frameSessionOf, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
 
 const now = new Date('2025-06-01T12:00:00Z');
 
@@ -100,4 +100,17 @@ test('tooltips show model text as text, not Markdown', () => {
   const item = traceItem({ id: 4, model: 'my_model', kind: 'invariant', name: 'NoLoop', message: 'x*y < 2 at [A]', length: 2 }, new Date('2025-06-01T12:00:00Z'));
   assert.match(item.tooltip, /my\\_model/);
   assert.match(item.tooltip, /x\\\*y \\< 2 at \\\[A\\\]/);
+});
+
+test('a trace is compared with any other stored trace, newest first', () => {
+  const traces = [
+    { id: 1, model: 'AODVSpecBug', kind: 'invariant', name: 'NoRoutingLoop', length: 16 },
+    { id: 2, model: 'AODV', length: 12 },
+    { id: 3, model: 'AODVSpecBug', kind: 'invariant', name: 'NoRoutingLoop', length: 16, from: 1, how: 'minimized' },
+  ];
+  assert.deepEqual(compareChoices(traces, 1).map((c) => [c.id, c.label, c.description]), [
+    [3, '#3 AODVSpecBug', 'invariant NoRoutingLoop · 16 steps'],
+    [2, '#2 AODV', 'random walk · 12 steps'],
+  ]);
+  assert.deepEqual(compareChoices([traces[0]], 1), []);
 });
