@@ -9,7 +9,7 @@ import { runText } from './cli';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import type { CustomRequests } from './protocol.gen';
 import { CmcSession, CmcSessions } from './sessions';
-import { BookmarkRecord, TraceRecord, checkBookmarkName, compareChoices, frameSessionOf, frameStepOf } from './trees';
+import { BookmarkRecord, TraceRecord, checkBookmarkName, compareChoices, frameSessionOf, frameStepOf, hereBookmark } from './trees';
 import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
 import { browserUrl } from './panelHtml';
@@ -146,6 +146,26 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       }
       const folder = folderFor();
       return vscode.debug.startDebugging(folder, recheckConfig(b.name, program, dbFor(folder)) as vscode.DebugConfiguration);
+    }),
+    // "What if" from a step: a search from that state, as a re-check from a bookmark is (the step
+    // is bookmarked as "from #T step N" so the run can say where it started).
+    reg('cmc.checkFromFrame', async (...args: unknown[]) => {
+      const c = frameSession(d, args);
+      const step = c && frameStep(c, args);
+      if (!c || step === undefined) return;
+      const program = programOf(d);
+      if (!program) {
+        void vscode.window.showErrorMessage('cmc: which package should be checked? Check it once (F5) first');
+        return;
+      }
+      const here = hereBookmark(d.bookmarks.items, c.trace(), step);
+      if (!here.reuse) {
+        if (step !== c.topStep && !(await request(c, 'cmc/gotoStep', { step }))) return;
+        if (!(await request(c, 'cmc/addBookmark', { name: here.name, note: 'Check from Here' }))) return;
+        d.bookmarks.refresh();
+      }
+      const folder = folderFor();
+      return vscode.debug.startDebugging(folder, recheckConfig(here.name, program, dbFor(folder)) as vscode.DebugConfiguration);
     }),
     reg('cmc.openViews', () => d.panel.open()),
     reg('cmc.openViewsInBrowser', async () => {

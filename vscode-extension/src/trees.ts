@@ -169,3 +169,18 @@ export function compareChoices(traces: readonly TraceRecord[], id: number): { la
     .sort((a, b) => b.id - a.id)
     .map((t) => ({ label: `#${t.id} ${t.model}`, description: [kindText(t), steps(t.length)].filter(Boolean).join(' · '), id: t.id }));
 }
+
+/**
+ * The bookmark "Check from Here" makes for step `step` of trace `trace`: "from #T step N", the
+ * existing one when a bookmark of that name marks the same place, else the name with a number
+ * that is free ("from #T step N (2)"). reuse says whether the bookmark is there already.
+ */
+export function hereBookmark(bookmarks: readonly BookmarkRecord[], trace: number | undefined, step: number): { name: string; reuse: boolean } {
+  const base = trace !== undefined ? `from #${trace} step ${step}` : `from step ${step}`;
+  for (let i = 1; ; i++) {
+    const name = i === 1 ? base : `${base} (${i})`;
+    const b = bookmarks.find((x) => x.name === name);
+    if (!b) return { name, reuse: false };
+    if (b.trace === trace && b.step === step) return { name, reuse: true };
+  }
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, compareChoices, frameSessionOf, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
+import { ago, bookmarkItem, bookmarksOf, checkBookmarkName, compareChoices, frameSessionOf, hereBookmark, frameStepOf, kindText, shortSite, stepOfFrame, traceItem, tracesOf } from '../src/trees';
 
 const now = new Date('2025-06-01T12:00:00Z');
 
@@ -113,4 +113,13 @@ test('a trace is compared with any other stored trace, newest first', () => {
     [2, '#2 AODV', 'random walk · 12 steps'],
   ]);
   assert.deepEqual(compareChoices([traces[0]], 1), []);
+});
+
+test('Check from Here names its bookmark after the place, and reuses it for the same place', () => {
+  assert.deepEqual(hereBookmark([], 1, 12), { name: 'from #1 step 12', reuse: false });
+  const marked = [{ name: 'from #1 step 12', trace: 1, step: 12 }];
+  assert.deepEqual(hereBookmark(marked, 1, 12), { name: 'from #1 step 12', reuse: true });
+  // The name taken by another place (a renamed or moved bookmark): the next free one.
+  assert.deepEqual(hereBookmark([{ name: 'from #1 step 12', trace: 2, step: 3 }], 1, 12), { name: 'from #1 step 12 (2)', reuse: false });
+  assert.deepEqual(hereBookmark([], undefined, 4), { name: 'from step 4', reuse: false });
 });
