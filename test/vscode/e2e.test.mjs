@@ -529,9 +529,21 @@ async function scenario() {
     const same = await notification(/original:/);
     log('re-check result:', same);
     assert.match(same, /now: the same violation along the same steps \(trace 1\)/);
+
+    // Check from Here on A's frame of step 12: a search from that state, bookmarked as
+    // "from #1 step 12"; it finds the same loop, and the result says so.
+    await contextMenu(frames().filter({ hasText: '#12 ' }).first(), 'Check from Here');
+    const here = await notification(/from bookmark "from #1 step 12"/);
+    log('check from here:', here);
+    assert.match(here, /now: the same violation along the same steps \(trace 1\)/);
+    await shot('check-from-here');
   }
 
-  await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
+  // Stop every session (Check from Here started a second one).
+  for (let i = 0; i < 4 && (await page.locator('.debug-toolbar').isVisible()); i++) {
+    await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
+    await page.waitForTimeout(2000);
+  }
   if (configName !== 'Check AODV') return;
 
   // The fix (the AODV model: an RERR changes a route only when it is newer), checked from the
