@@ -289,19 +289,25 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Trace   *engine.Trace `json:"trace,omitempty"` // only when it was not stored
 	}
 	out := struct {
-		States      int64       `json:"states"`
-		Transitions int64       `json:"transitions"`
-		Depth       int         `json:"depth"`
-		ElapsedS    float64     `json:"elapsed_s"`
-		Complete    bool        `json:"complete"`
-		Exact       bool        `json:"exact"`
-		Collision   float64     `json:"collision_probability"`
-		Cut         int64       `json:"cut"`
-		Violations  []violation `json:"violations"`
-		WalkTraceID int64       `json:"walk_trace_id,omitempty"`
-		StoreError  string      `json:"store_error,omitempty"`
+		States      int64   `json:"states"`
+		Transitions int64   `json:"transitions"`
+		Depth       int     `json:"depth"`
+		ElapsedS    float64 `json:"elapsed_s"`
+		Complete    bool    `json:"complete"`
+		Exact       bool    `json:"exact"`
+		Collision   float64 `json:"collision_probability"`
+		Cut         int64   `json:"cut"`
+		// What the search kept (engine.Result): in memory for the whole run, the most its
+		// frontier held at once, and what went to temporary files.
+		StoredBytes   int64       `json:"stored_bytes"`
+		FrontierBytes int64       `json:"frontier_bytes"`
+		SpilledBytes  int64       `json:"spilled_bytes"`
+		Violations    []violation `json:"violations"`
+		WalkTraceID   int64       `json:"walk_trace_id,omitempty"`
+		StoreError    string      `json:"store_error,omitempty"`
 	}{States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
-		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut, Violations: []violation{}}
+		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
+		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{}}
 	for i, t := range res.Violations {
 		v := violation{Kind: t.Violation.Kind, Name: t.Violation.Name, Message: t.Violation.Message, Length: len(t.Steps)}
 		if i < len(ids) {

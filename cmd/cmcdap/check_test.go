@@ -75,6 +75,8 @@ func TestCheckJSON(t *testing.T) {
 		Depth               int
 		ElapsedS            float64 `json:"elapsed_s"`
 		Complete            bool
+		StoredBytes         int64 `json:"stored_bytes"`
+		FrontierBytes       int64 `json:"frontier_bytes"`
 		Violations          []struct {
 			Kind, Message string
 			Length        int
@@ -83,7 +85,8 @@ func TestCheckJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if res.States != 288 || res.Transitions != 761 || res.Depth != 10 || !res.Complete || len(res.Violations) != 0 || res.ElapsedS <= 0 {
+	if res.States != 288 || res.Transitions != 761 || res.Depth != 10 || !res.Complete || len(res.Violations) != 0 || res.ElapsedS <= 0 ||
+		res.StoredBytes < 1<<19 || res.FrontierBytes <= 0 { // the visited table alone has 65,536 slots of 8 bytes
 		t.Fatalf("TwoPhase RM=3: %+v", res)
 	}
 
