@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,14 +16,17 @@ import (
 
 func init() {
 	commands["diff"] = command{run: diffCommand,
-		usage: "compare two stored traces: where they part, and how their states differ from there: diff [-db FILE] [-json] TRACE TRACE"}
+		usage: "compare two stored traces: where they part, and how their states differ from there: diff [-db FILE] [-json] [-steps N] TRACE TRACE"}
 }
 
 // maxStateLines caps the state differences printed for one step; -json has them all.
 const maxStateLines = 20
 
 func diffCommand(args []string, stdout, stderr io.Writer) int {
-	f, pos, code, ok := parseDBFlags("diff", args, stderr)
+	steps := 20
+	f, pos, code, ok := parseDBFlags("diff", args, stderr, func(fs *flag.FlagSet) {
+		fs.IntVar(&steps, "steps", steps, "show at most `n` steps from the first that differs (0: all)")
+	})
 	if !ok {
 		return code
 	}
@@ -47,7 +51,7 @@ func diffCommand(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "diff", fmt.Errorf("no trace %d in %s: cmcdap traces lists them", id, db.Path()))
 		}
 	}
-	c, err := service.Compare(db, ids[0], ids[1])
+	c, err := service.Compare(db, ids[0], ids[1], max(steps, 0))
 	if err != nil {
 		return fail(stderr, "diff", err)
 	}
@@ -113,6 +117,9 @@ func writeComparison(w io.Writer, c service.Comparison) {
 			}
 			fmt.Fprintf(w, "%s  %s\n", indent, tracefmt.Change(ch, pathW))
 		}
+	}
+	if c.More > 0 {
+		fmt.Fprintf(w, "… %s more (-steps 0 shows them all)\n", plural(c.More, "step"))
 	}
 }
 

@@ -47,6 +47,26 @@ func step(proc, event string, values ...int) engine.Step {
 	return s
 }
 
+// record records steps in the model named model, as a trace of that model.
+func record(t *testing.T, model string, steps []engine.Step) *engine.Trace {
+	t.Helper()
+	m, err := cmc.Build(model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, init, err := engine.NewMachine(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	tr, _, _, err := mc.Record(init, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Model = model
+	return tr
+}
+
 // TestLoopDiff pins what the views' diff panel shows at step 13 of the shortest loop, where B
 // takes A's reply and learns its route to D through A: the reply leaves the air and B's table
 // gains two routes. Before set elements were named by value and route entries by destination

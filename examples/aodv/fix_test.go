@@ -19,19 +19,7 @@ import (
 // ignores it) no violation is reachable; from step 14 the trace no longer replays (step 13 takes
 // a packet the fixed code never sent), and the check says so instead of checking something else.
 func TestFixFromTheLoop(t *testing.T) {
-	buggy, err := cmc.Build("AODVSpecBug", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, init, err := engine.NewMachine(buggy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _, _, err := mc.Record(init, shortestLoop)
-	mc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := record(t, "AODVSpecBug", shortestLoop)
 	check := func(steps int) (*engine.Result, error) {
 		fixed, err := cmc.Build("AODV", nil)
 		if err != nil {
@@ -56,42 +44,28 @@ func TestFixFromTheLoop(t *testing.T) {
 // `cmcdap diff` shows them after a re-check: both take the first 11 steps alike; at step 12 the
 // stale RERR arrives in both, and the fix keeps A's route valid where the bug invalidated it.
 func TestCompareWithTheFix(t *testing.T) {
-	record := func(model string, steps []engine.Step) *engine.Trace {
-		m, err := cmc.Build(model, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, init, err := engine.NewMachine(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mc.Close()
-		tr, _, _, err := mc.Record(init, steps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Model = model
-		return tr
-	}
 	db, err := store.Open(filepath.Join(t.TempDir(), "traces.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	bug, err := db.AddTrace(0, record("AODVSpecBug", shortestLoop), time.Time{})
+	bug, err := db.AddTrace(0, record(t, "AODVSpecBug", shortestLoop), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fix, err := db.AddTrace(0, record("AODV", shortestLoop[:12]), time.Time{})
+	fix, err := db.AddTrace(0, record(t, "AODV", shortestLoop[:12]), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := service.Compare(db, bug, fix)
+	c, err := service.Compare(db, bug, fix, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Same != 11 || len(c.Steps) != 5 || c.Steps[0].N != 12 || c.Steps[4].B != nil {
 		t.Fatalf("same %d, %d pairs from step %d; want 11 alike, then steps 12-16 (the fix's trace ends at 12)", c.Same, len(c.Steps), c.Steps[0].N)
+	}
+	if cut, err := service.Compare(db, bug, fix, 2); err != nil || len(cut.Steps) != 2 || cut.More != 3 {
+		t.Errorf("limited to 2 pairs: %d pairs, %d more, %v; want 2 and 3 more", len(cut.Steps), cut.More, err)
 	}
 	var at12 []string
 	for _, ch := range c.Steps[0].State {

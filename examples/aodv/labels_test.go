@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/cmc-go/cmc"
-	"github.com/cmc-go/cmc/engine"
 )
 
 // TestLoopChoiceLabels: the air's Choose calls say what they chose (cmc.ChooseOf), so the
@@ -14,19 +11,7 @@ import (
 // may still happen, a receive takes a packet (which one, when there are several) and then
 // delivers or loses it; after that it delivers the one it chose.
 func TestLoopChoiceLabels(t *testing.T) {
-	m, err := cmc.Build("AODVSpecBug", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, init, err := engine.NewMachine(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc.Close()
-	tr, _, _, err := mc.Record(init, shortestLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := record(t, "AODVSpecBug", shortestLoop)
 	var got []string
 	for i, st := range tr.Steps {
 		for _, c := range st.Choices {

@@ -19,8 +19,9 @@ type Comparison struct {
 	// reaching the same state. -1 when even their initial states differ.
 	Same int `json:"same"`
 	// Steps are the pairs of steps at the same index from the first that differs, to the end of
-	// the longer trace.
+	// the longer trace or the limit Compare was given; More counts the pairs left out.
 	Steps []StepPair `json:"steps"`
+	More  int        `json:"more,omitempty"`
 }
 
 // A TraceSide is one of the traces compared.
@@ -40,8 +41,9 @@ type StepPair struct {
 	State []canon.Change `json:"state"`
 }
 
-// Compare compares traces a and b of db.
-func Compare(db *store.Store, a, b int64) (Comparison, error) {
+// Compare compares traces a and b of db, with at most limit pairs of steps (0: all of them):
+// each pair reads two states, and two long traces that part early differ at every step after.
+func Compare(db *store.Store, a, b int64, limit int) (Comparison, error) {
 	ta, err := side(db, a)
 	if err != nil {
 		return Comparison{}, err
@@ -51,7 +53,12 @@ func Compare(db *store.Store, a, b int64) (Comparison, error) {
 		return Comparison{}, err
 	}
 	c := Comparison{A: ta.side, B: tb.side, Same: sameSteps(ta.t, tb.t)}
-	for n := c.Same + 1; n <= max(len(ta.t.Steps), len(tb.t.Steps)); n++ {
+	last := max(len(ta.t.Steps), len(tb.t.Steps))
+	for n := c.Same + 1; n <= last; n++ {
+		if limit > 0 && len(c.Steps) == limit {
+			c.More = last - n + 1
+			break
+		}
 		p := StepPair{N: n, A: stepAt(ta.t, n), B: stepAt(tb.t, n)}
 		sa, err := db.State(a, min(n, len(ta.t.Steps)))
 		if err != nil {
