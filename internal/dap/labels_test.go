@@ -40,9 +40,7 @@ func TestChooseLabelsAndRelativeSites(t *testing.T) {
 	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
 	daptest.ExpectStopped(t, c, "exception")
 	// 3 >> cmc/gotoStep 0; >> stepIn: inside #1 at its Choose
-	c.Send("cmc/gotoStep", map[string]any{"step": 0})
-	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
-	daptest.ExpectStopped(t, c, "goto")
+	gotoStep(t, c, 0)
 	c.StepInRequest(1)
 	daptest.Expect[*dap.StepInResponse](t, c)
 	daptest.ExpectStopped(t, c, "step")
