@@ -41,6 +41,9 @@ func Main() {
 	// A runaway recursion should be reported quickly, not after growing a 1 GB stack; protocol
 	// handlers need far less than this.
 	debug.SetMaxStack(maxStack)
+	if len(os.Args) == 3 && os.Args[1] == StepFlag {
+		os.Exit(runStep(os.Args[2])) // under a debugger (stepin.go)
+	}
 	requests, replies := os.NewFile(requestFD, "cmc requests"), os.NewFile(replyFD, "cmc replies")
 	if _, err := replies.Stat(); err != nil {
 		fmt.Fprintln(os.Stderr, "this is a cmc worker: cmcdap starts it with its requests on descriptor 3 and replies on 4; run cmcdap check instead")

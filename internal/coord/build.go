@@ -67,7 +67,13 @@ func Resolve(ctx context.Context, dir, pattern string) (*Package, error) {
 // Build compiles the package into a worker binary: a main package, given to the go command as an
 // overlay so nothing is written into the user's tree, that imports the package (registering its
 // models) and serves requests. The go build cache makes rebuilds of unchanged code fast.
-func Build(ctx context.Context, p *Package) (string, error) {
+func Build(ctx context.Context, p *Package) (string, error) { return build(ctx, p, false) }
+
+// BuildDebug compiles the package into a worker for a Go debugger: without optimisations or
+// inlining (-gcflags=all=-N -l), so every line has its code and every local its value.
+func BuildDebug(ctx context.Context, p *Package) (string, error) { return build(ctx, p, true) }
+
+func build(ctx context.Context, p *Package, debug bool) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -92,15 +98,20 @@ func Build(ctx context.Context, p *Package) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
+	args := []string{"build", "-overlay", ov}
+	if debug {
+		bin += "-debug"
+		args = append(args, "-gcflags=all=-N -l")
+	}
 	// Build to a file of our own and rename it into place: two sessions may build the same
 	// package at once, and a worker may be running the previous binary.
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	tmp, err := os.CreateTemp(dir, filepath.Base(bin)+".*.tmp")
 	if err != nil {
 		return "", err
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.CommandContext(ctx, "go", "build", "-overlay", ov, "-o", tmp.Name(), "./"+filepath.Base(filepath.Dir(fake)))
+	cmd := exec.CommandContext(ctx, "go", append(args, "-o", tmp.Name(), "./"+filepath.Base(filepath.Dir(fake)))...)
 	cmd.Dir = p.Dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
