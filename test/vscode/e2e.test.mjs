@@ -173,10 +173,10 @@ function variableRow(name) {
 }
 
 /** Expands the Variables row of the variable named name (the first one) and returns it. */
-async function expandVariable(name) {
+async function expandVariable(name, timeout = 15000) {
   const row = variableRow(name);
   try {
-    await row.waitFor({ state: 'visible', timeout: 15000 });
+    await row.waitFor({ state: 'visible', timeout });
   } catch (e) {
     const labels = await page.locator('.debug-variables .monaco-list-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label')));
     throw new Error(`no variable ${name} in the Variables pane: ${labels.join(' | ')}`);
@@ -188,6 +188,30 @@ async function expandVariable(name) {
   }
   await page.waitForTimeout(400);
   return row;
+}
+
+/**
+ * Expands a path of Variables rows ("A", "routes"). The pane refreshes a moment after the Call
+ * Stack moves, and a refresh can fold a row just expanded: try the whole path again then.
+ */
+async function expandPath(...names) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      for (const name of names) await expandVariable(name, 5000);
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await page.waitForTimeout(1000);
+    }
+  }
+}
+
+/** Stops every debug session still running, so one failed test does not fail the next. */
+async function stopAll() {
+  for (let i = 0; i < 4 && (await page.locator('.debug-toolbar').isVisible()); i++) {
+    await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
+    await page.waitForTimeout(2000);
+  }
 }
 
 /** A notification whose text matches re, once it shows. */
@@ -271,6 +295,7 @@ test(`${configName}: stop on the violation, step back, Choose values, trees and 
     await scenario();
   } catch (e) {
     await shot('failure').catch(() => {});
+    await stopAll().catch(() => {});
     throw e;
   }
 });
@@ -283,6 +308,7 @@ test('Check This Package on examples/aodv: pick the model, stop on the routing l
     await checkThisPackage();
   } catch (e) {
     await shot('failure').catch(() => {});
+    await stopAll().catch(() => {});
     throw e;
   }
 });
@@ -539,11 +565,7 @@ async function scenario() {
     await shot('check-from-here');
   }
 
-  // Stop every session (Check from Here started a second one).
-  for (let i = 0; i < 4 && (await page.locator('.debug-toolbar').isVisible()); i++) {
-    await page.locator('.debug-toolbar [aria-label^="Stop"]').first().click().catch(() => {});
-    await page.waitForTimeout(2000);
-  }
+  await stopAll(); // Check from Here started a second session
   if (configName !== 'Check AODV') return;
 
   // The fix (the AODV model: an RERR changes a route only when it is newer), checked from the
@@ -620,8 +642,8 @@ async function loopStory(stopStep) {
   // continue goes back to the step that last changed it.
   await consoleLine(`:goto ${stopStep}`);
   await waitTopStep(stopStep);
-  await expandVariable('A');
-  await expandVariable('routes');
+  await page.waitForTimeout(1000);
+  await expandPath('A', 'routes', '[Dest=D]');
   await contextMenu(variableRow('[Dest=D]'), 'Break on Value Change');
   await page.locator('.debug-toolbar [aria-label^="Reverse"]').first().click();
   await waitTopStep(12);
