@@ -3,6 +3,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,7 +63,7 @@ func aodvTrace(t testing.TB) *engine.Trace {
 }
 
 // openAODV stores the loop in a new database and opens it: the session stops on the violation.
-func openAODV(t *testing.T) (*daptest.Client, *engine.Trace, *dap.StoppedEvent) {
+func openAODV(t *testing.T, attrs ...map[string]any) (*daptest.Client, *engine.Trace, *dap.StoppedEvent) {
 	t.Helper()
 	tr := aodvTrace(t)
 	path := filepath.Join(t.TempDir(), "traces.db")
@@ -77,7 +78,11 @@ func openAODV(t *testing.T) (*daptest.Client, *engine.Trace, *dap.StoppedEvent) 
 	}
 	c := start(t, Config{})
 	initialize(t, c)
-	c.LaunchRequest(map[string]any{"trace": id, "db": path})
+	launch := map[string]any{"trace": id, "db": path}
+	for _, a := range attrs {
+		maps.Copy(launch, a)
+	}
+	c.LaunchRequest(launch)
 	daptest.Expect[*dap.InitializedEvent](t, c)
 	daptest.Expect[*dap.LaunchResponse](t, c)
 	c.ConfigurationDoneRequest()

@@ -8,6 +8,9 @@ import (
 
 // dispatch routes a request to its handler; the handlers live in one file per request family.
 func (s *Session) dispatch(m dap.Message) {
+	if s.inside != nil && s.relayInside(m) {
+		return
+	}
 	switch req := m.(type) {
 	case *dap.InitializeRequest:
 		s.onInitialize(req)

@@ -32,6 +32,8 @@ type launchConfig struct {
 	Bookmark    string // check from this bookmarked state
 	Cwd         string // relative paths are relative to it (absolute after parsing)
 	NoDebug     bool   // run the check, print the outcome, stop
+	StepInto    string // code: Step Into runs the step's handler under Delve; choices: stops at its Choose calls
+	GoDebugger  string // dlv's path; default: found on PATH or where go install puts it
 }
 
 // A LaunchAttr describes one launch attribute. The table LaunchAttrs is the one place that says
@@ -98,6 +100,11 @@ var LaunchAttrs = []LaunchAttr{
 	{Name: "selfCheck", Kind: KindCount, Min: -1, Max: math.MaxInt64, Default: int64(engine.DefaultSelfCheck),
 		Want: "how many transitions to self-check: a whole number, 0 for none, -1 for every one",
 		Doc:  "How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line)."},
+	{Name: "stepInto", Kind: KindEnum, Default: "code", Enum: []string{"code", "choices"},
+		EnumDocs: []string{"Run the step's handler under Delve, the Go debugger, and stop at its first line: the real call stack, locals, line stepping and breakpoints in the protocol code.", "Stop at each `Choose` call of the step, without running code."},
+		Doc: "What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why."},
+	{Name: "goDebugger", Kind: KindString, DefaultDoc: "`dlv` on `PATH`, else in `$(go env GOBIN)` or `$(go env GOPATH)/bin`",
+		Doc: "The path of Delve's `dlv`, for `stepInto` `code`."},
 	{Name: "token", Kind: KindString, NotInEditor: true,
 		Doc: "With `cmcdap dap -listen`: the token it printed (see above)."},
 	{Name: "db", Kind: KindString,
@@ -160,6 +167,8 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	c.Trace = p.count("trace")
 	p.str("bookmark", &c.Bookmark)
 	p.str("cwd", &c.Cwd)
+	p.oneOf("stepInto", &c.StepInto)
+	p.str("goDebugger", &c.GoDebugger)
 	if p.err != nil {
 		return nil, nil, p.err
 	}

@@ -99,6 +99,7 @@ func (s *Session) shutdown() {
 	s.interrupt()
 	s.closeTrace()
 	s.replay.Close()
+	s.leaveInside()
 	if c, ok := s.views.(io.Closer); ok && s.views != s.cfg.Views {
 		c.Close()
 	}

@@ -92,6 +92,14 @@ func (s *Session) onStepIn(req *dap.StepInRequest) {
 	if !s.requireStop(&req.Request) {
 		return
 	}
+	if k := s.pos.Step + 1; s.pos.Inside() || k <= s.tr.len() {
+		if s.pos.Inside() {
+			k = s.pos.Step
+		}
+		if s.launch.StepInto == "code" && s.stepInto(req, k) {
+			return
+		}
+	}
 	p, _ := s.tr.t.StepIn(s.pos)
 	s.send(&dap.StepInResponse{Response: response(&req.Request)})
 	s.stopAt(p, stop{reason: "step", text: s.endText(p)})

@@ -36,7 +36,7 @@ func TestStory(t *testing.T) {
 		t.Fatalf("capabilities %+v", caps)
 	}
 	// 2 >> launch, << initialized, << launch
-	c.LaunchRequest(map[string]any{"program": relayDir(t), "model": "Relay", "db": db})
+	c.LaunchRequest(map[string]any{"program": relayDir(t), "model": "Relay", "db": db, "stepInto": "choices"})
 	daptest.Expect[*dap.InitializedEvent](t, c)
 	daptest.Expect[*dap.LaunchResponse](t, c)
 	// 3 >> setBreakpoints (the Choose line, and a line that runs nothing), << setBreakpoints

@@ -73,7 +73,7 @@ func TestGraph(t *testing.T) {
 	id := storeTrace(t, db)
 	c := start(t, Config{})
 	initialize(t, c)
-	c.LaunchRequest(map[string]any{"trace": id, "db": db, "program": relayDir(t)})
+	c.LaunchRequest(map[string]any{"trace": id, "db": db, "program": relayDir(t), "stepInto": "choices"})
 	daptest.Expect[*dap.InitializedEvent](t, c)
 	daptest.Expect[*dap.LaunchResponse](t, c)
 	c.ConfigurationDoneRequest()

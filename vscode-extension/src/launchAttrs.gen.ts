@@ -23,6 +23,10 @@ export interface LaunchAttrs {
   deadline?: number;
   /** How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line). */
   selfCheck?: number;
+  /** What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why. */
+  stepInto?: 'code' | 'choices';
+  /** The path of Delve's `dlv`, for `stepInto` `code`. */
+  goDebugger?: string;
   /** With `cmcdap dap -listen`: the token it printed (see above). */
   token?: string;
   /** The trace database (SQLite). */
@@ -61,6 +65,8 @@ export const launchAttrRules: readonly AttrRule[] = [
   { name: 'seed', kind: 'integer', min: 0 },
   { name: 'deadline', kind: 'number', want: 'seconds a transition may run: a number above 0' },
   { name: 'selfCheck', kind: 'integer', min: -1, want: 'how many transitions to self-check: a whole number, 0 for none, -1 for every one' },
+  { name: 'stepInto', kind: 'enum', values: ['code', 'choices'] },
+  { name: 'goDebugger', kind: 'string' },
   { name: 'token', kind: 'string' },
   { name: 'db', kind: 'string' },
   { name: 'stopOnEntry', kind: 'boolean' },
