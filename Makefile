@@ -15,6 +15,9 @@ GOIMPORTS_VERSION := v0.52.0
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 GOIMPORTS := $(TOOLS)/goimports-$(GOIMPORTS_VERSION)/goimports
+# Delve, for the tests that step into a handler (stepInto "code"): pinned, and required there.
+DLV_VERSION := v1.27.2
+DLV := $(TOOLS)/dlv-$(DLV_VERSION)/dlv
 
 $(STATICCHECK):
 	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -22,7 +25,10 @@ $(STATICCHECK):
 $(GOIMPORTS):
 	GOBIN=$(dir $@) $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
 
-tools: $(STATICCHECK) $(GOIMPORTS)
+$(DLV):
+	GOBIN=$(dir $@) $(GO) install github.com/go-delve/delve/cmd/dlv@$(DLV_VERSION)
+
+tools: $(STATICCHECK) $(GOIMPORTS) $(DLV)
 
 # Static checks, and the architecture as a test (internal/layers): a lower layer that imports a
 # higher one fails here.
@@ -48,8 +54,8 @@ generate-check:
 
 # examples/etcdraft is a module of its own (a user's module, using etcd raft from its module), so
 # ./... does not reach it.
-test-go:
-	$(GO) test -count=1 ./...
+test-go: $(DLV)
+	CMC_DLV=$(DLV) CMC_REQUIRE_DLV=1 $(GO) test -count=1 ./...
 	cd examples/etcdraft && $(GO) test -count=1 ./...
 
 # The views bundle must be rebuilt reproducibly from its sources (dist/ is committed so that
@@ -62,9 +68,9 @@ test-dap-client:
 
 # The extension's unit tests, then the packaged .vsix in a real VS Code (code-server), driven by
 # Playwright: F5 on a model, stop on the violation, step back, inline Choose values, the views.
-test-vscode:
+test-vscode: $(DLV)
 	cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test
-	test/vscode/run.sh
+	PATH="$(dir $(DLV)):$$PATH" test/vscode/run.sh
 
 # The VS Code extension with cmcdap for linux-x64 inside, packaged offline.
 vsix:

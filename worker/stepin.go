@@ -31,6 +31,9 @@ type StepArgs struct {
 	Params map[string]string `json:"params,omitempty"`
 	Trace  *engine.Trace     `json:"trace"`
 	Step   int               `json:"step"` // 1-based
+	// Scan runs every step up to Step, with the debugger's breakpoints from the first: the
+	// debugger learns which steps run a line (the variable n of stepResult is the step).
+	Scan bool `json:"scan,omitempty"`
 }
 
 // The functions a debugger stops on. They are not inlined (and a debug build inlines nothing).
@@ -83,31 +86,33 @@ func stepResult(a *StepArgs) string {
 		return err.Error()
 	}
 	defer mc.Close()
-	for i := range a.Step - 1 {
-		st := &a.Trace.Steps[i]
-		next, out, err := mc.Apply(s, i+1, st, false)
-		if err == nil && out.Failure != nil {
-			err = fmt.Errorf("step %d fails now: %s", i+1, out.Failure.Message)
+	first := a.Step // the first step the debugger stops in
+	if a.Scan {
+		first = 1
+	}
+	for n := 1; n <= a.Step; n++ {
+		st := &a.Trace.Steps[n-1]
+		if n == first {
+			_, ev := mc.Event(st.Proc, st.Event)
+			if ev == nil {
+				return fmt.Sprintf("the model has no event %s.%s now", st.Proc, st.Event)
+			}
+			StepEnter(n, HandlerName(ev.Handler))
 		}
-		if err != nil {
-			return fmt.Sprintf("replaying the steps before step %d: %v", a.Step, err)
+		next, out, err := mc.Apply(s, n, st, false)
+		switch {
+		case err != nil && n < first:
+			return fmt.Sprintf("replaying the steps before step %d: %v", first, err)
+		case err != nil:
+			return err.Error()
+		case out.Failure != nil && n < a.Step:
+			return fmt.Sprintf("step %d fails now: %s", n, out.Failure.Message)
+		case out.Failure != nil:
+			return "the step failed: " + out.Failure.Message
+		case n >= first && st.Hash != 0 && engine.Hash(mc.Hash(next)) != st.Hash:
+			return fmt.Sprintf("step %d reached another state than the stored trace's (%s, not %s): something changed the model's state while it was stopped", n, engine.Hash(mc.Hash(next)), st.Hash)
 		}
 		s = next
-	}
-	st := &a.Trace.Steps[a.Step-1]
-	_, ev := mc.Event(st.Proc, st.Event)
-	if ev == nil {
-		return fmt.Sprintf("the model has no event %s.%s now", st.Proc, st.Event)
-	}
-	StepEnter(a.Step, HandlerName(ev.Handler))
-	next, out, err := mc.Apply(s, a.Step, st, false)
-	switch {
-	case err != nil:
-		return err.Error()
-	case out.Failure != nil:
-		return "the step failed: " + out.Failure.Message
-	case st.Hash != 0 && engine.Hash(mc.Hash(next)) != st.Hash:
-		return fmt.Sprintf("step %d reached another state than the stored trace's (%s, not %s): something changed the model's state while it was stopped", a.Step, engine.Hash(mc.Hash(next)), st.Hash)
 	}
 	return "ok"
 }

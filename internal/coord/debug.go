@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/worker"
 	"github.com/google/go-dap"
 )
@@ -88,12 +89,13 @@ func goBins() []string {
 // DebugStep starts the debug build bin (BuildDebug) under dlv, in dir, to run step a.Step of
 // a.Trace, and returns once the steps before it have replayed and the worker waits in
 // StepEnter. Call Enter next.
-func DebugStep(ctx context.Context, dlv, bin, dir string, a worker.StepArgs, out Output) (d *Debugger, err error) {
+func DebugStep(ctx context.Context, dlv, bin, dir string, a worker.StepArgs, out Output) (*Debugger, error) {
 	tmp, err := os.MkdirTemp("", "cmc-step-")
 	if err != nil {
 		return nil, err
 	}
 	args := filepath.Join(tmp, "step.json")
+	a.Trace = slim(a.Trace, a.Step)
 	b, err := json.Marshal(a)
 	if err == nil {
 		err = os.WriteFile(args, b, 0o600)
@@ -102,9 +104,10 @@ func DebugStep(ctx context.Context, dlv, bin, dir string, a worker.StepArgs, out
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	d = &Debugger{dir: tmp, out: out}
+	d := &Debugger{dir: tmp, out: out}
+	started := false
 	defer func() {
-		if err != nil {
+		if !started {
 			d.Close()
 		}
 	}()
@@ -133,8 +136,25 @@ func DebugStep(ctx context.Context, dlv, bin, dir string, a worker.StepArgs, out
 	if st.Done {
 		return nil, fmt.Errorf("step %d: %s", a.Step, st.Result)
 	}
-	d.waiting = st.Thread
+	d.waiting, started = st.Thread, true
 	return d, nil
+}
+
+// slim is what running step n of t needs: the steps up to it, each its event, Choose values and
+// hash (not its notes and changes, most of a stored trace's bytes).
+func slim(t *engine.Trace, n int) *engine.Trace {
+	if t == nil {
+		return nil
+	}
+	out := &engine.Trace{Model: t.Model, Params: t.Params, InitHash: t.InitHash}
+	for _, st := range t.Steps[:min(n, len(t.Steps))] {
+		s := engine.Step{Proc: st.Proc, Event: st.Event, Hash: st.Hash}
+		for _, c := range st.Choices {
+			s.Choices = append(s.Choices, engine.Choice{Value: c.Value, N: c.N})
+		}
+		out.Steps = append(out.Steps, s)
+	}
+	return out
 }
 
 var listening = regexp.MustCompile(`listening at: (\S+)`)
@@ -200,8 +220,8 @@ func (d *Debugger) functionBreakpoints(ctx context.Context) error {
 }
 
 // Enter sets the user's source breakpoints (only now, so the replayed steps did not stop on
-// them) and one on the handler, and runs to the first of them.
-func (d *Debugger) Enter(ctx context.Context, source []dap.SetBreakpointsArguments) (Stop, error) {
+// them) and, when atHandler, one on the handler's first line, and runs to the first of them.
+func (d *Debugger) Enter(ctx context.Context, source []dap.SetBreakpointsArguments, atHandler bool) (Stop, error) {
 	frames, err := d.stack(ctx, d.waiting)
 	if err != nil {
 		return Stop{}, err
@@ -217,8 +237,10 @@ func (d *Debugger) Enter(ctx context.Context, source []dap.SetBreakpointsArgumen
 	for _, a := range source {
 		d.SetBreakpoints(ctx, a)
 	}
-	if err := d.functionBreakpoints(ctx); err != nil {
-		return Stop{}, err
+	if atHandler {
+		if err := d.functionBreakpoints(ctx); err != nil {
+			return Stop{}, err
+		}
 	}
 	return d.Resume(ctx, &dap.ContinueRequest{Request: request("continue"), Arguments: dap.ContinueArguments{ThreadId: d.waiting}})
 }
@@ -251,11 +273,7 @@ func (d *Debugger) wait(ctx context.Context) (Stop, error) {
 		}
 		switch e := e.(type) {
 		case *dap.OutputEvent:
-			if d.out != nil && e.Body.Category != "telemetry" {
-				for _, line := range strings.Split(strings.TrimRight(e.Body.Output, "\n"), "\n") {
-					d.out(outputStream(e.Body.Category), line)
-				}
-			}
+			d.output(e)
 		case *dap.TerminatedEvent, *dap.ExitedEvent:
 			return Stop{Done: true, Result: "the worker ended before the step did (see the model's output)"}, nil
 		case *dap.StoppedEvent:
@@ -281,6 +299,15 @@ func (d *Debugger) wait(ctx context.Context) (Stop, error) {
 			default:
 				return st, nil // a breakpoint in the enabling condition, before the handler
 			}
+		}
+	}
+}
+
+// output passes the program's output on, a line at a time.
+func (d *Debugger) output(e *dap.OutputEvent) {
+	if d.out != nil && e.Body.Category != "telemetry" {
+		for _, line := range strings.Split(strings.TrimRight(e.Body.Output, "\n"), "\n") {
+			d.out(outputStream(e.Body.Category), line)
 		}
 	}
 }

@@ -2,8 +2,10 @@ package coord
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +62,7 @@ func TestDebugStep(t *testing.T) {
 	}
 	defer d.Close()
 	rerr := filepath.Join(p.Dir, "rerr.go")
-	st, err := d.Enter(ctx, []dap.SetBreakpointsArguments{{Source: dap.Source{Path: rerr}, Breakpoints: []dap.SourceBreakpoint{{Line: 49}}}})
+	st, err := d.Enter(ctx, []dap.SetBreakpointsArguments{{Source: dap.Source{Path: rerr}, Breakpoints: []dap.SourceBreakpoint{{Line: 49}}}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,5 +107,108 @@ func TestDebugStep(t *testing.T) {
 	}
 	if !st.Done || st.Result != "ok" {
 		t.Fatalf("after stepping out: %+v, want the step done and its state the stored one", st)
+	}
+}
+
+// BenchmarkDebugStep is how long Step Into the code takes once the debug build is cached: start
+// Delve, replay the steps before the step in the debug build, stop in the handler (and end it).
+// Its steps are those of the replay benchmark's 100,000-step random walk of the fixed AODV model;
+// the step entered is the 20th or the last.
+func BenchmarkDebugStep(b *testing.B) {
+	dlv, err := FindDelve(os.Getenv("CMC_DLV"))
+	if err != nil {
+		b.Skip(err)
+	}
+	ctx := context.Background()
+	p, err := Resolve(ctx, ".", "../../examples/aodv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin, err := Build(ctx, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := map[string]string{"requests": "-1", "faults": "-1", "seq": "1000000", "rreq": "1000000", "forget": "true"}
+	res, err := Check(ctx, bin, &worker.Request{Op: "check", Model: "AODV", Params: params,
+		Check: &worker.CheckOptions{Search: "random", Steps: 100_000, Seed: 1, Keep: true}}, nil, nil)
+	if err != nil || res.Walk == nil {
+		b.Fatalf("no walk: %v", err)
+	}
+	dbin, err := BuildDebug(ctx, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, step := range []int{20, len(res.Walk.Steps)} {
+		b.Run(fmt.Sprintf("step=%d", step), func(b *testing.B) {
+			for b.Loop() {
+				d, err := DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODV", Params: params, Trace: res.Walk, Step: step}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				st, err := d.Enter(ctx, nil, true)
+				d.Close()
+				if err != nil || st.Done {
+					b.Fatalf("enter: %+v %v", st, err)
+				}
+			}
+		})
+	}
+}
+
+// TestScanLines finds the steps of the AODV loop that run lines of the protocol code: in
+// rerr.go the copy of a stale RERR's sequence number (only in step 12, A receiving C's RERR) and
+// recvRERR's first line (every step that delivers an RERR, here the same one); Router.Receive's
+// first line (every step that delivers a message); and none for a comment line.
+func TestScanLines(t *testing.T) {
+	dlv := delve(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, err := Resolve(ctx, ".", "../../examples/aodv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Build(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(ctx, bin, &worker.Request{Op: "check", Model: "AODVSpecBug", Check: &worker.CheckOptions{Search: "bfs"}}, nil, nil)
+	if err != nil || len(res.Violations) == 0 {
+		t.Fatalf("no loop: %v", err)
+	}
+	tr := res.Violations[0]
+	var rerrs, delivered []int
+	for i, st := range tr.Steps {
+		for _, n := range st.Notes {
+			if n.Kind == "deliver" {
+				delivered = append(delivered, i+1)
+				if strings.HasPrefix(strings.TrimPrefix(n.Msg, "{"), "RERR") {
+					rerrs = append(rerrs, i+1)
+				}
+			}
+		}
+	}
+	dbin, err := BuildDebug(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rerr := filepath.Join(p.Dir, "rerr.go")
+	copyLine, first, nothing := Line{rerr, 49}, Line{rerr, 39}, Line{rerr, 30}
+	receive := Line{filepath.Join(p.Dir, "router.go"), 111}
+	steps, err := ScanLines(ctx, dlv, dbin, p.Dir, tr, "AODVSpecBug", len(tr.Steps), []Line{copyLine, first, nothing, receive}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("RERRs delivered in steps %v; scan: %v", rerrs, steps)
+	if got := steps[copyLine]; len(got) != 1 || got[0] != 12 {
+		t.Errorf("rerr.go:49 ran in steps %v, want [12]", got)
+	}
+	if got := steps[first]; len(rerrs) == 0 || !slices.Equal(got, rerrs) {
+		t.Errorf("rerr.go:39 ran in steps %v, want the RERR deliveries %v", got, rerrs)
+	}
+	if got := steps[receive]; len(delivered) < 5 || !slices.Equal(got, delivered) {
+		t.Errorf("router.go:111 (Receive) ran in steps %v, want every delivery %v", got, delivered)
+	}
+	if got, ok := steps[nothing]; !ok || len(got) != 0 {
+		t.Errorf("a comment line ran in steps %v (listed %v)", got, ok)
 	}
 }

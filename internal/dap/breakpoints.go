@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,9 +37,10 @@ type bp struct {
 
 type sourceBP struct {
 	bp
-	path string // as the client names the file
-	line int
-	site string // file:line as the trace records it, once verified
+	path  string // as the client names the file
+	line  int
+	site  string // file:line as the trace records it, once verified on a site
+	steps []int  // the steps that run the line, once verified off the sites (lines.go)
 }
 
 type funcBP struct {
@@ -55,6 +57,7 @@ type breakpoints struct {
 	nextID int
 	source map[string][]*sourceBP // by the client's path
 	bySite map[string][]*sourceBP // verified ones, by recorded site
+	code   []*sourceBP            // verified ones off the sites, on lines that steps run
 	funcs  []*funcBP
 	data   []*dataBP
 }
@@ -87,6 +90,7 @@ func (s *Session) onSetBreakpoints(req *dap.SetBreakpointsRequest) {
 	}
 	s.bps.index()
 	s.send(r)
+	s.scanLines()
 }
 
 func (b *sourceBP) dap() dap.Breakpoint {
@@ -114,7 +118,8 @@ func (s *Session) verifySource(b *sourceBP) {
 	case s.tr == nil:
 		b.message = "pending: checked against the trace when it is loaded"
 	case s.siteKind(b.path, b.line) == 0:
-		b.message = "not a handler or Choose site of this trace"
+		s.verifyCodeLine(b)
+		return // its condition is Go, for Delve
 	default:
 		b.verified, b.message = true, ""
 		b.site = s.recordedFile(b.path) + ":" + strconv.Itoa(b.line)
@@ -126,14 +131,18 @@ func (s *Session) verifySource(b *sourceBP) {
 
 // index rebuilds the by-site index of verified source breakpoints.
 func (b *breakpoints) index() {
-	b.bySite = map[string][]*sourceBP{}
+	b.bySite, b.code = map[string][]*sourceBP{}, nil
 	for _, list := range b.source {
 		for _, sb := range list {
-			if sb.verified {
+			switch {
+			case sb.verified && sb.steps != nil:
+				b.code = append(b.code, sb)
+			case sb.verified:
 				b.bySite[sb.site] = append(b.bySite[sb.site], sb)
 			}
 		}
 	}
+	slices.SortFunc(b.code, func(x, y *sourceBP) int { return x.id - y.id }) // b.source is a map
 }
 
 func (s *Session) onSetFunctionBreakpoints(req *dap.SetFunctionBreakpointsRequest) {
@@ -320,6 +329,7 @@ func (b *breakpoints) verify(s *Session) {
 		}
 	}
 	b.index()
+	s.scanLines()
 	for _, fb := range b.funcs {
 		was, msg := fb.verified, fb.message
 		s.verifyFunc(fb)

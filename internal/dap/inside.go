@@ -125,11 +125,7 @@ func (s *Session) insideThread() int {
 // stepInto enters step k in the user's code; false: Delve cannot be had, and the caller steps
 // in at trace level instead (the session said why, once).
 func (s *Session) stepInto(req *dap.StepInRequest, k int) bool {
-	c := s.launch
-	dlv, err := service.FindDelve(c.GoDebugger)
-	if err == nil && c.Program == "" {
-		err = fmt.Errorf(`stepping into the code needs "program", the package with the models`)
-	}
+	dlv, err := s.delve()
 	if err != nil {
 		if !s.toldNoDelve {
 			s.toldNoDelve = true
@@ -138,9 +134,18 @@ func (s *Session) stepInto(req *dap.StepInRequest, k int) bool {
 		return false
 	}
 	s.send(&dap.StepInResponse{Response: response(&req.Request)})
+	s.enter(dlv, k, true, false)
+	return true
+}
+
+// enter runs step k under Delve (the request that asked was answered) and stops at its
+// handler's first line (atHandler) or at the first breakpoint in it; when the step ends without
+// stopping, cont goes on through the trace.
+func (s *Session) enter(dlv string, k int, atHandler, cont bool) {
+	s.pos = engine.After(k - 1)
 	s.stopped = false
-	t, b, bps := s.tr.t, s.build, s.delveBreakpoints()
-	ctx := s.startOp(context.Background(), "", req.Seq)
+	c, t, b, bps := s.launch, s.tr.t, s.build, s.delveBreakpoints()
+	ctx := s.startOp(context.Background(), "", 0)
 	go func() {
 		var d *service.Debugger
 		var st service.DebugStop
@@ -152,27 +157,25 @@ func (s *Session) stepInto(req *dap.StepInRequest, k int) bool {
 			d, err = b.DebugStep(ctx, dlv, t, k, "", s.modelOutput)
 		}
 		if err == nil {
-			if st, err = d.Enter(ctx, bps); err != nil {
+			if st, err = d.Enter(ctx, bps, atHandler); err != nil {
 				d.Close()
 			}
 		}
-		if !s.post(func() { s.endOp(); s.entered(d, k, st, err) }) && d != nil && err == nil {
+		if !s.post(func() { s.endOp(); s.entered(d, k, st, err, cont) }) && d != nil && err == nil {
 			d.Close()
 		}
 	}()
-	return true
 }
 
 // entered handles the first stop of a step under Delve.
-func (s *Session) entered(d *service.Debugger, k int, st service.DebugStop, err error) {
+func (s *Session) entered(d *service.Debugger, k int, st service.DebugStop, err error, cont bool) {
 	if err != nil {
 		s.output("important", fmt.Sprintf("cmc: cannot step into step %d: %v\n", k, err))
 		s.stopAt(s.pos, stop{reason: "step", text: "could not step into the code"})
 		return
 	}
 	s.inside = &inside{d: d, step: k}
-	s.pos = engine.After(k - 1)
-	s.insideStop(st, false)
+	s.insideStop(st, cont)
 }
 
 // resumeInside answers req, sends what runs the program to Delve and stops where it stops; at

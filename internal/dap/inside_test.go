@@ -126,3 +126,43 @@ func keys(m map[string]dap.Variable) []string {
 	}
 	return out
 }
+
+// TestBreakOnAnyLine: a breakpoint on a line of the protocol code that is neither a handler nor
+// a Choose site is pending until a scan under Delve finds the steps that run it, then verified
+// with them; continue stops on that line inside the step, with the Go stack, and reverse
+// continue from the end goes back to it.
+func TestBreakOnAnyLine(t *testing.T) {
+	dlv := delvePath(t)
+	c, _, _ := openAODV(t, map[string]any{"program": aodvDir(), "goDebugger": dlv})
+	rerr := filepath.Join(aodvDir(), "rerr.go")
+
+	// >> setBreakpoints rerr.go:49, << pending; << breakpoint changed: runs in step 17
+	c.SetBreakpointsRequest(rerr, 49)
+	set := daptest.Expect[*dap.SetBreakpointsResponse](t, c).Body.Breakpoints
+	if len(set) != 1 || set[0].Verified || !strings.HasPrefix(set[0].Message, "pending: looking for the steps") {
+		t.Fatalf("set: %+v", set)
+	}
+	if b := daptest.Expect[*dap.BreakpointEvent](t, c).Body.Breakpoint; !b.Verified || b.Message != "runs in step 17" || b.Id != set[0].Id {
+		t.Fatalf("after the scan: %+v", b)
+	}
+
+	// >> cmc/gotoStep 0; >> continue, << stopped breakpoint on rerr.go:49 inside step 17
+	c.Send("cmc/gotoStep", map[string]any{"step": 0})
+	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+	daptest.ExpectStopped(t, c, "goto")
+	e := cont(t, c, "breakpoint")
+	frames := stack(t, c, 1)
+	if e.Body.Description != "Paused on breakpoint in step 17: rerr.go:49" || frames[0].Line != 49 || !strings.HasSuffix(frames[0].Name, "recvRERR") {
+		t.Fatalf("continue stopped %q at %s", e.Body.Description, strings.Join(frameNames(frames), " < "))
+	}
+
+	// >> continue: the step ends, the trace goes on to the violation
+	cont(t, c, "exception")
+
+	// >> reverseContinue: back into step 17, on the line
+	c.ReverseContinueRequest(1)
+	daptest.Expect[*dap.ReverseContinueResponse](t, c)
+	if e := daptest.ExpectStopped(t, c, "breakpoint"); e.Body.Description != "Paused on breakpoint in step 17: rerr.go:49" {
+		t.Fatalf("reverse continue stopped %q", e.Body.Description)
+	}
+}

@@ -102,7 +102,7 @@ var LaunchAttrs = []LaunchAttr{
 		Doc:  "How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line)."},
 	{Name: "stepInto", Kind: KindEnum, Default: "code", Enum: []string{"code", "choices"},
 		EnumDocs: []string{"Run the step's handler under Delve, the Go debugger, and stop at its first line: the real call stack, locals, line stepping and breakpoints in the protocol code.", "Stop at each `Choose` call of the step, without running code."},
-		Doc: "What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why."},
+		Doc:      "What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why."},
 	{Name: "goDebugger", Kind: KindString, DefaultDoc: "`dlv` on `PATH`, else in `$(go env GOBIN)` or `$(go env GOPATH)/bin`",
 		Doc: "The path of Delve's `dlv`, for `stepInto` `code`."},
 	{Name: "token", Kind: KindString, NotInEditor: true,

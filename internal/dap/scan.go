@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -29,6 +30,10 @@ func (s *Session) run(forward bool) {
 			break
 		}
 		if st := s.hitsAt(p); st != nil {
+			if dlv, err := s.delve(); err == nil && st.enter {
+				s.enter(dlv, p.Step, false, forward) // stop on the line, inside the step
+				return
+			}
 			s.stopAt(p, *st)
 			return
 		}
@@ -72,16 +77,25 @@ func (s *Session) hitsAt(p engine.Cursor) *stop {
 			h.try(&b.bp, b.dap, b.label(), "breakpoint", "breakpoint")
 		}
 	}
+	for _, b := range s.bps.code {
+		// Its condition is Go, for Delve inside the step (lines.go).
+		if slices.Contains(b.steps, p.Step) {
+			h.hits = append(h.hits, b.id)
+			h.kind, h.enter = cmp.Or(h.kind, "breakpoint"), true
+			h.whys = append(h.whys, b.label())
+		}
+	}
 	return h.stop()
 }
 
 // hitting collects the breakpoints that hit at one place of the trace.
 type hitting struct {
-	s    *Session
-	p    engine.Cursor
-	hits []int
-	kind string   // the reason of the first that hit
-	whys []string // what each kind that hit says, once
+	s     *Session
+	p     engine.Cursor
+	hits  []int
+	kind  string   // the reason of the first that hit
+	whys  []string // what each kind that hit says, once
+	enter bool     // a breakpoint on a line of the code hit: stop there, inside the step
 }
 
 // try counts b as met at the place: it hits unless its condition is false or fails, its hit
@@ -121,7 +135,7 @@ func (h *hitting) stop() *stop {
 	if len(h.hits) == 0 {
 		return nil
 	}
-	return &stop{reason: h.kind, hits: h.hits, why: "Paused on " + strings.Join(h.whys, "; ")}
+	return &stop{reason: h.kind, hits: h.hits, why: "Paused on " + strings.Join(h.whys, "; "), enter: h.enter}
 }
 
 // conditionAt evaluates a breakpoint's condition over the state shown at p.

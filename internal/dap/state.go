@@ -35,6 +35,7 @@ type state struct {
 
 	inside      *inside // a step running in the user's code under Delve (inside.go)
 	toldNoDelve bool    // the user was told why Step Into cannot enter the code
+	lines       lineRuns
 }
 
 func (st *state) init() {

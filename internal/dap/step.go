@@ -24,6 +24,7 @@ type stop struct {
 	why    string // "" for the reason's usual label (stopAt)
 	text   string
 	hits   []int
+	enter  bool // a breakpoint on a line of the code: stop on it inside the step (scan.go)
 }
 
 // stopAt moves to p and tells the client. Variable references from earlier stops die here.

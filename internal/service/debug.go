@@ -34,3 +34,19 @@ func (p *Program) DebugStep(ctx context.Context, dlv string, t *engine.Trace, n 
 	}
 	return coord.DebugStep(ctx, dlv, bin, p.Package.Dir, worker.StepArgs{Model: model, Params: t.Params, Trace: t, Step: n}, out)
 }
+
+// A Line is a line of the user's code, as the editor names its file.
+type Line = coord.Line
+
+// ScanLines finds the steps of trace t that run each line, by running the trace in a debug build
+// of p under Delve with a breakpoint on each (coord.ScanLines).
+func (p *Program) ScanLines(ctx context.Context, dlv string, t *engine.Trace, model string, lines []Line, out Output) (map[Line][]int, error) {
+	bin, err := coord.BuildDebug(ctx, p.Package)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
+		model = t.Model
+	}
+	return coord.ScanLines(ctx, dlv, bin, p.Package.Dir, t, model, len(t.Steps), lines, out)
+}
