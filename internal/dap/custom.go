@@ -67,6 +67,10 @@ var customCommands = map[string]customCommand{
 		"Step `step` (default: the one shown): who took it, what it changed, and its notes."),
 	"cmc/choices": custom((*Session).cmcChoices,
 		fmt.Sprintf("Every Choose call up to the current position, oldest first, for the editor's inline values; at most the latest %d (`truncated`), of `total`.", maxChoiceHints)),
+	"cmc/alternatives": customLater((*Session).cmcAlternatives,
+		"The other ways step `step` could have gone from the same state: another value of one of its Choose calls (labelled as the model labels it), or another enabled event."),
+	"cmc/branch": customLater((*Session).cmcBranch,
+		"Stores the trace that takes the session's first `step`-1 steps and then `alternative` (one of cmc/alternatives), derived from the session's trace, and returns its id and the violation that step causes at once, if any."),
 	"cmc/graph": customLater((*Session).cmcGraph,
 		fmt.Sprintf("The heap graph of step `step` (default: the one shown), a `canon.Graph`, when its JSON is under %d MiB; a larger graph is an error that points to the views.", maxGraphBytes>>20)),
 }

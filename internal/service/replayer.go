@@ -53,11 +53,9 @@ func (r *Replayer) Open(ctx context.Context, p *Program, id int64, t *engine.Tra
 func (r *Replayer) openLocked(ctx context.Context, p *Program, id int64, t *engine.Trace, how Replay) error {
 	if r.w == nil || r.bin != p.bin {
 		r.closeLocked()
-		w, err := coord.Start(p.bin, r.Out)
-		if err != nil {
+		if err := r.start(p); err != nil {
 			return err
 		}
-		r.w, r.bin = w, p.bin
 	}
 	if r.open && id != 0 && r.id == id && how == (Replay{}) {
 		return nil
@@ -162,22 +160,22 @@ func (p *Program) Replay(ctx context.Context, t *engine.Trace, how Replay) (*rep
 // model's code): breadth-first search bounded by states (0: replay.MinimizeStates), else deleting
 // steps. shortest says the search found it, so none shorter exists.
 func (p *Program) Minimize(ctx context.Context, t *engine.Trace, states int64) (min *engine.Trace, shortest bool, err error) {
-	var r Replayer
-	defer r.Close()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w, err := coord.Start(p.bin, nil)
-	if err != nil {
-		return nil, false, err
-	}
-	r.w, r.bin = w, p.bin
-	data, err := r.call(ctx, "replay.minimize", worker.ReplayOpenArgs{Trace: t, States: states})
-	if err != nil {
-		return nil, false, err
-	}
 	var m worker.MinimizeReply
-	if err := json.Unmarshal(data, &m); err != nil || m.Trace == nil {
-		return nil, false, fmt.Errorf("worker: bad minimized trace: %v", err)
+	if err := p.once(ctx, "replay.minimize", worker.ReplayOpenArgs{Trace: t, States: states}, &m); err != nil {
+		return nil, false, err
+	}
+	if m.Trace == nil {
+		return nil, false, fmt.Errorf("worker: no minimized trace")
 	}
 	return m.Trace, m.Shortest, nil
+}
+
+// start starts a worker of p for r (r.mu held).
+func (r *Replayer) start(p *Program) error {
+	w, err := coord.Start(p.bin, r.Out)
+	if err != nil {
+		return err
+	}
+	r.w, r.bin = w, p.bin
+	return nil
 }

@@ -404,6 +404,26 @@ async function stepIntoCode() {
   assert.match(again, /Paused on breakpoint in step 12: rerr\.go:49/i);
   await shot('continue-to-code-line');
   await command('Remove All Breakpoints');
+
+  // What if A had taken the other packet at step 12? Right-click its frame, pick the other
+  // Choose value: a new trace, derived from trace 1, opens in a session of its own at step 12.
+  await stopAll();
+  await startDebugging('Step into the AODV code');
+  await waitTopStep(16, 60000);
+  await page.waitForTimeout(2000);
+  await contextMenu(frames().filter({ hasText: '#12 A: receive RERR from C' }).first(), 'What If This Step Went Differently');
+  const alternative = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'deliver RREP C→A' }).first();
+  await alternative.waitFor({ state: 'visible', timeout: 60000 });
+  log('what if step 12:', (await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')).join(' / '));
+  await shot('what-if-alternatives');
+  await alternative.click();
+  const whatIf = await notification(/what if step 12/, 60000);
+  log('what if:', whatIf);
+  assert.match(whatIf, /Choose #1 at aodv\/air\.go:150 = 0 of 2: deliver RREP C→A: trace #\d+; nothing breaks/);
+  const branched = callStack().locator('.monaco-list-row', { hasText: '#12 A: receive RREP from C' });
+  await branched.first().waitFor({ state: 'visible', timeout: 60000 });
+  log('the branch:', (await callStack().innerText()).replace(/\s+/g, ' ').slice(0, 160));
+  await shot('what-if-branch');
   await stopAll();
 }
 

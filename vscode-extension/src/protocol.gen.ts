@@ -4,7 +4,9 @@
 /** The custom requests cmcdap answers: the arguments and the response body of each. */
 export interface CustomRequests {
   'cmc/addBookmark': { args: BookmarkArgs; body: BookmarkBody };
+  'cmc/alternatives': { args: AlternativesArgs; body: AlternativesBody };
   'cmc/bookmarks': { args: Record<string, never>; body: BookmarksBody };
+  'cmc/branch': { args: BranchArgs; body: BranchBody };
   'cmc/choices': { args: Record<string, never>; body: ChoicesBody };
   'cmc/diff': { args: StepArgs; body: DiffBody };
   'cmc/gotoStep': { args: GotoArgs; body: StepReply };
@@ -32,9 +34,33 @@ export interface BookmarkBody {
   bookmark: Bookmark;
 }
 
+/** dap.alternativesArgs */
+export interface AlternativesArgs {
+  step: number;
+}
+
+/** dap.alternativesBody */
+export interface AlternativesBody {
+  step: number;
+  alternatives: Alternative[];
+}
+
 /** dap.bookmarksBody */
 export interface BookmarksBody {
   bookmarks: Bookmark[];
+}
+
+/** dap.branchArgs */
+export interface BranchArgs {
+  step: number;
+  alternative: Alternative;
+}
+
+/** dap.branchBody */
+export interface BranchBody {
+  trace: number;
+  steps: number;
+  violation?: string;
 }
 
 /** dap.choicesBody */
@@ -129,6 +155,14 @@ export interface Bookmark {
   name: string;
   note?: string;
   created: string;
+}
+
+/** engine.Alternative */
+export interface Alternative {
+  proc: string;
+  event: string;
+  values?: number[];
+  what: string;
 }
 
 /** dap.choiceHint */
