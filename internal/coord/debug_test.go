@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/worker"
 	"github.com/google/go-dap"
 )
@@ -28,35 +30,54 @@ func delve(t *testing.T) string {
 	return dlv
 }
 
-// TestDebugStep runs step 12 of the AODV routing loop (A receives C's stale RERR) under Delve:
+var aodvLoop struct {
+	once      sync.Once
+	p         *Package
+	tr        *engine.Trace
+	bin, dbin string
+	err       error
+}
+
+// loop is the AODV example built (as a worker and for a debugger) and its routing loop as
+// depth-first search finds it in a few seconds: 20 steps, A receiving B's stale RERR at step 17.
+func loop(t testing.TB) (*Package, *engine.Trace, string, string) {
+	t.Helper()
+	l := &aodvLoop
+	l.once.Do(func() {
+		ctx := context.Background()
+		if l.p, l.err = Resolve(ctx, ".", "../../examples/aodv"); l.err != nil {
+			return
+		}
+		if l.bin, l.err = Build(ctx, l.p); l.err != nil {
+			return
+		}
+		res, err := Check(ctx, l.bin, &worker.Request{Op: "check", Model: "AODVSpecBug", Check: &worker.CheckOptions{Search: "dfs", MaxDepth: 200}}, nil, nil)
+		if err != nil || len(res.Violations) == 0 {
+			l.err = fmt.Errorf("no loop to debug: %v", err)
+			return
+		}
+		l.tr = res.Violations[0]
+		if got := l.tr.Steps[16]; got.Proc != "A" || got.Event != "receive" {
+			l.err = fmt.Errorf("step 17 is %s.%s, not A.receive", got.Proc, got.Event)
+			return
+		}
+		l.dbin, l.err = BuildDebug(ctx, l.p)
+	})
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	return l.p, l.tr, l.bin, l.dbin
+}
+
+// TestDebugStep runs step 17 of the AODV routing loop (A receives B's stale RERR) under Delve:
 // it stops on a breakpoint in rerr.go, reads a local there, steps out of the handler, and the
 // step ends having reached the stored state.
 func TestDebugStep(t *testing.T) {
 	dlv := delve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	p, err := Resolve(ctx, ".", "../../examples/aodv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := Build(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Check(ctx, bin, &worker.Request{Op: "check", Model: "AODVSpecBug", Check: &worker.CheckOptions{Search: "bfs"}}, nil, nil)
-	if err != nil || len(res.Violations) == 0 {
-		t.Fatalf("no loop to debug: %v", err)
-	}
-	tr := res.Violations[0]
-	if got := tr.Steps[11]; got.Proc != "A" || got.Event != "receive" {
-		t.Fatalf("step 12 is %s.%s, not A.receive", got.Proc, got.Event)
-	}
-	dbin, err := BuildDebug(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	d, err := DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: tr, Step: 12}, func(stream, line string) { out = append(out, line) })
+	p, tr, _, dbin := loop(t)
+	d, err := DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: tr, Step: 17}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +114,8 @@ func TestDebugStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := v.(*dap.EvaluateResponse).Body.Result; got != "2 = 0x2" {
-		t.Errorf("from = %s, want 2 (C)", got)
+	if got := v.(*dap.EvaluateResponse).Body.Result; got != "1 = 0x1" {
+		t.Errorf("from = %s, want 1 (B)", got)
 	}
 	for i := 0; ; i++ {
 		st, err = d.Resume(ctx, &dap.StepOutRequest{Request: request("stepOut"), Arguments: dap.StepOutArguments{ThreadId: st.Thread}})
@@ -120,23 +141,12 @@ func BenchmarkDebugStep(b *testing.B) {
 		b.Skip(err)
 	}
 	ctx := context.Background()
-	p, err := Resolve(ctx, ".", "../../examples/aodv")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin, err := Build(ctx, p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, _, bin, dbin := loop(b)
 	params := map[string]string{"requests": "-1", "faults": "-1", "seq": "1000000", "rreq": "1000000", "forget": "true"}
 	res, err := Check(ctx, bin, &worker.Request{Op: "check", Model: "AODV", Params: params,
 		Check: &worker.CheckOptions{Search: "random", Steps: 100_000, Seed: 1, Keep: true}}, nil, nil)
 	if err != nil || res.Walk == nil {
 		b.Fatalf("no walk: %v", err)
-	}
-	dbin, err := BuildDebug(ctx, p)
-	if err != nil {
-		b.Fatal(err)
 	}
 	for _, step := range []int{20, len(res.Walk.Steps)} {
 		b.Run(fmt.Sprintf("step=%d", step), func(b *testing.B) {
@@ -156,26 +166,14 @@ func BenchmarkDebugStep(b *testing.B) {
 }
 
 // TestScanLines finds the steps of the AODV loop that run lines of the protocol code: in
-// rerr.go the copy of a stale RERR's sequence number (only in step 12, A receiving C's RERR) and
-// recvRERR's first line (every step that delivers an RERR, here the same one); Router.Receive's
+// rerr.go the copy of a stale RERR's sequence number (only in step 17, A receiving B's RERR) and
+// recvRERR's first line (every step that delivers an RERR); Router.Receive's
 // first line (every step that delivers a message); and none for a comment line.
 func TestScanLines(t *testing.T) {
 	dlv := delve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	p, err := Resolve(ctx, ".", "../../examples/aodv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := Build(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Check(ctx, bin, &worker.Request{Op: "check", Model: "AODVSpecBug", Check: &worker.CheckOptions{Search: "bfs"}}, nil, nil)
-	if err != nil || len(res.Violations) == 0 {
-		t.Fatalf("no loop: %v", err)
-	}
-	tr := res.Violations[0]
+	p, tr, _, dbin := loop(t)
 	var rerrs, delivered []int
 	for i, st := range tr.Steps {
 		for _, n := range st.Notes {
@@ -187,10 +185,6 @@ func TestScanLines(t *testing.T) {
 			}
 		}
 	}
-	dbin, err := BuildDebug(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rerr := filepath.Join(p.Dir, "rerr.go")
 	copyLine, first, nothing := Line{rerr, 49}, Line{rerr, 39}, Line{rerr, 30}
 	receive := Line{filepath.Join(p.Dir, "router.go"), 111}
@@ -199,8 +193,8 @@ func TestScanLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("RERRs delivered in steps %v; scan: %v", rerrs, steps)
-	if got := steps[copyLine]; len(got) != 1 || got[0] != 12 {
-		t.Errorf("rerr.go:49 ran in steps %v, want [12]", got)
+	if got := steps[copyLine]; len(got) != 1 || got[0] != 17 {
+		t.Errorf("rerr.go:49 ran in steps %v, want [17]", got)
 	}
 	if got := steps[first]; len(rerrs) == 0 || !slices.Equal(got, rerrs) {
 		t.Errorf("rerr.go:39 ran in steps %v, want the RERR deliveries %v", got, rerrs)

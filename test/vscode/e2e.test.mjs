@@ -83,6 +83,28 @@ async function command(label) {
   }
 }
 
+/** Opens a file with Quick Open (Ctrl+P), again when a webview taking the focus closed it. */
+async function openFile(file) {
+  const name = path.basename(file);
+  const input = page.locator('.quick-input-widget input[type="text"]').first();
+  for (let i = 0; ; i++) {
+    try {
+      await page.keyboard.press('Control+P');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(file, { timeout: 5000 });
+      await page.waitForTimeout(500);
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().click({ timeout: 5000 });
+      await page.locator('.tab.active', { hasText: name }).waitFor({ state: 'visible', timeout: 10000 });
+      return;
+    } catch (e) {
+      if (i === 3) throw e;
+      await page.keyboard.press('Escape');
+      await page.mouse.click(400, 8);
+      await page.waitForTimeout(1000);
+    }
+  }
+}
+
 /** Starts a launch configuration by name through quick access ("debug NAME"). */
 async function startDebugging(name) {
   // The list is empty until the extension host has registered the cmc debugger: retry.
@@ -347,13 +369,7 @@ async function stepIntoCode() {
   await consoleLine(':goto 11');
   await waitTopStep(11);
   // A breakpoint on rerr.go:49, where the stale RERR's sequence number is copied.
-  await page.keyboard.press('Control+P');
-  const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
-  await quickOpen.waitFor({ state: 'visible' });
-  await quickOpen.fill(path.join(repo, 'examples', 'aodv', 'rerr.go'));
-  await page.waitForTimeout(500);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'rerr.go' }).first().click();
-  await page.locator('.tab.active', { hasText: 'rerr.go' }).waitFor({ state: 'visible', timeout: 10000 });
+  await openFile(path.join(repo, 'examples', 'aodv', 'rerr.go'));
   await page.keyboard.press('Control+G');
   await page.keyboard.type('49');
   await page.keyboard.press('Enter');
@@ -429,13 +445,7 @@ async function stepIntoCode() {
 
 async function checkThisPackage() {
   await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 }); // the first test stopped its session
-  await page.keyboard.press('Control+P');
-  const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
-  await quickOpen.waitFor({ state: 'visible' });
-  await quickOpen.fill(path.join(repo, 'examples', 'aodv', 'model.go'));
-  await page.waitForTimeout(500);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'model.go' }).first().click();
-  await page.locator('.tab.active', { hasText: 'model.go' }).waitFor({ state: 'visible', timeout: 10000 });
+  await openFile(path.join(repo, 'examples', 'aodv', 'model.go'));
   await command('CMC: Check This Package');
   const pick = page.locator('.quick-input-widget .monaco-list-row');
   await pick.filter({ hasText: 'AODVSpecBug' }).first().waitFor({ state: 'visible', timeout: 120000 });
