@@ -47,7 +47,7 @@ type Stop struct {
 }
 
 // ErrNoDelve is a machine without Delve.
-var ErrNoDelve = errors.New("Delve, the Go debugger, is not installed: go install github.com/go-delve/delve/cmd/dlv@latest (or set goDebugger to its path)")
+var ErrNoDelve = errors.New("the Go debugger Delve is not installed: go install github.com/go-delve/delve/cmd/dlv@latest (or set goDebugger to its path)")
 
 // FindDelve returns the dlv to run: path when given, else dlv on PATH, else in GOBIN or
 // GOPATH/bin, where go install puts it.
@@ -197,7 +197,7 @@ func (d *Debugger) start(ctx context.Context, dlv string) error {
 		return ctx.Err()
 	}
 	if a == "" {
-		return fmt.Errorf("Delve (%s) did not start its DAP server", dlv)
+		return fmt.Errorf("%s (Delve) did not start its DAP server", dlv)
 	}
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", a)
 	if err != nil {

@@ -63,18 +63,26 @@ async function shot(name) {
 /** Runs a command from the palette by its label and waits for the palette to close. */
 async function command(label) {
   const input = page.locator('.quick-input-widget input[type="text"]').first();
+  await withFocus(async () => {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(`>${label}`, { timeout: 5000 });
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 10000 });
+    await input.press('Enter', { timeout: 5000 });
+  });
+}
+
+/**
+ * Runs action, again (up to four times) after giving the focus back to the window: a webview
+ * that opens (the views panel) takes the focus, which closes the command palette or Quick Open,
+ * or keeps the keys.
+ */
+async function withFocus(action) {
   for (let i = 0; ; i++) {
     try {
-      await page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      await input.fill(`>${label}`, { timeout: 5000 });
-      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-      await row.waitFor({ state: 'visible', timeout: 10000 });
-      await input.press('Enter', { timeout: 5000 });
-      return;
+      return await action();
     } catch (e) {
-      // A webview that opens (the views panel) takes the focus, which closes the palette or keeps
-      // F1: give the focus back to the window and try again.
       if (i === 3) throw e;
       await page.keyboard.press('Escape');
       await page.mouse.click(400, 8);
@@ -83,26 +91,23 @@ async function command(label) {
   }
 }
 
+/** Waits until the Call Stack's text (white space folded) matches re. */
+async function waitStack(re, timeout = 15000) {
+  await page.waitForFunction((src) => new RegExp(src).test((document.querySelector('.debug-call-stack')?.innerText ?? '').replace(/\s+/g, ' ')), re.source, { timeout });
+}
+
 /** Opens a file with Quick Open (Ctrl+P), again when a webview taking the focus closed it. */
 async function openFile(file) {
   const name = path.basename(file);
   const input = page.locator('.quick-input-widget input[type="text"]').first();
-  for (let i = 0; ; i++) {
-    try {
-      await page.keyboard.press('Control+P');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      await input.fill(file, { timeout: 5000 });
-      await page.waitForTimeout(500);
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().click({ timeout: 5000 });
-      await page.locator('.tab.active', { hasText: name }).waitFor({ state: 'visible', timeout: 10000 });
-      return;
-    } catch (e) {
-      if (i === 3) throw e;
-      await page.keyboard.press('Escape');
-      await page.mouse.click(400, 8);
-      await page.waitForTimeout(1000);
-    }
-  }
+  await withFocus(async () => {
+    await page.keyboard.press('Control+P');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(file, { timeout: 5000 });
+    await page.waitForTimeout(500);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().click({ timeout: 5000 });
+    await page.locator('.tab.active', { hasText: name }).waitFor({ state: 'visible', timeout: 10000 });
+  });
 }
 
 /** Starts a launch configuration by name through quick access ("debug NAME"). */
@@ -381,6 +386,8 @@ async function stepIntoCode() {
   await page.locator('.debug-toolbar [aria-label^="Step Into"]').click();
   const handler = callStack().locator('.monaco-list-row', { hasText: /#12 A: receive RERR from C › NewModel\.func/ });
   await handler.first().waitFor({ state: 'visible', timeout: 180000 });
+  // VS Code shows the new top frame over the old stack until it has fetched the rest.
+  await waitStack(/#12 A: receive RERR from C › NewModel\.func\d+ .*#11 A: receive RREP from C/);
   log('in the handler:', (await callStack().innerText()).replace(/\s+/g, ' ').slice(0, 200));
   await shot('step-into-handler');
 
@@ -388,6 +395,7 @@ async function stepIntoCode() {
   const inRERR = callStack().locator('.monaco-list-row', { hasText: 'recvRERR' });
   await inRERR.first().waitFor({ state: 'visible', timeout: 30000 });
   await page.locator('.tab.active', { hasText: 'rerr.go' }).waitFor({ state: 'visible', timeout: 10000 });
+  await waitStack(/recvRERR.*Receive.*#12 A: receive RERR from C.*#11 /);
   const stackText = (await callStack().innerText()).replace(/\s+/g, ' ');
   log('at the breakpoint:', stackText.slice(0, 300));
   assert.match(stackText, /Paused on breakpoint in step 12: rerr\.go:49/i);
@@ -436,8 +444,16 @@ async function stepIntoCode() {
   const whatIf = await notification(/what if step 12/, 60000);
   log('what if:', whatIf);
   assert.match(whatIf, /Choose #1 at aodv\/air\.go:150 = 0 of 2: deliver RREP C→A: trace #\d+; nothing breaks/);
+  // Two sessions now: open the branch's (its thread A, then its frames).
+  const session = callStack().locator('.monaco-list-row', { hasText: 'What if #1 step 12' }).first();
+  await session.waitFor({ state: 'visible', timeout: 60000 });
   const branched = callStack().locator('.monaco-list-row', { hasText: '#12 A: receive RREP from C' });
-  await branched.first().waitFor({ state: 'visible', timeout: 60000 });
+  for (let i = 0; i < 10 && !(await branched.first().isVisible()); i++) {
+    const row = (await session.getAttribute('aria-expanded')) !== 'true' ? session : callStack().locator('.monaco-list-row[aria-expanded="false"]', { hasText: /^A\b/ }).first();
+    await row.click().catch(() => {});
+    await page.waitForTimeout(1000);
+  }
+  await branched.first().waitFor({ state: 'visible', timeout: 10000 });
   log('the branch:', (await callStack().innerText()).replace(/\s+/g, ' ').slice(0, 160));
   await shot('what-if-branch');
   await stopAll();
