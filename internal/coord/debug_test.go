@@ -165,6 +165,31 @@ func BenchmarkDebugStep(b *testing.B) {
 	}
 }
 
+// TestDebugStepSaysTheStateDiffers: when a step under Delve reaches another state than the
+// stored trace's (here the stored hash is wrong; in use, something changed the state while the
+// user was stopped), its end says so instead of passing it off as the trace's.
+func TestDebugStepSaysTheStateDiffers(t *testing.T) {
+	dlv := delve(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, tr, _, dbin := loop(t)
+	bad := *tr
+	bad.Steps = slices.Clone(tr.Steps)
+	bad.Steps[16].Hash ^= 1
+	d, err := DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: &bad, Step: 17}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := d.Enter(ctx, nil, false) // no breakpoint: the step runs to its end
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Done || !strings.Contains(st.Result, "step 17 reached another state than the stored trace's") {
+		t.Fatalf("the end of the step: %+v", st)
+	}
+}
+
 // TestScanLines finds the steps of the AODV loop that run lines of the protocol code: in
 // rerr.go the copy of a stale RERR's sequence number (only in step 17, A receiving B's RERR) and
 // recvRERR's first line (every step that delivers an RERR); Router.Receive's
