@@ -41,9 +41,28 @@ type StepPair struct {
 	State []canon.Change `json:"state"`
 }
 
+// Traces are what Compare reads: stored traces and the states along them.
+type Traces interface {
+	Trace(id int64) (*engine.Trace, error)
+	State(id int64, step int) ([]canon.Leaf, error)
+}
+
+// storeTraces reads a store as Traces.
+type storeTraces struct{ *store.Store }
+
+func (s storeTraces) Trace(id int64) (*engine.Trace, error) {
+	t, _, err := s.Store.Trace(id)
+	return t, err
+}
+
 // Compare compares traces a and b of db, with at most limit pairs of steps (0: all of them):
 // each pair reads two states, and two long traces that part early differ at every step after.
 func Compare(db *store.Store, a, b int64, limit int) (Comparison, error) {
+	return CompareIn(storeTraces{db}, a, b, limit)
+}
+
+// CompareIn is Compare over any Traces (the views' source).
+func CompareIn(db Traces, a, b int64, limit int) (Comparison, error) {
 	ta, err := side(db, a)
 	if err != nil {
 		return Comparison{}, err
@@ -79,12 +98,12 @@ type loaded struct {
 	side TraceSide
 }
 
-func side(db *store.Store, id int64) (loaded, error) {
-	t, info, err := db.Trace(id)
+func side(db Traces, id int64) (loaded, error) {
+	t, err := db.Trace(id)
 	if err != nil {
 		return loaded{}, fmt.Errorf("trace %d: %w", id, err)
 	}
-	s := TraceSide{ID: id, Model: info.Model, Steps: len(t.Steps)}
+	s := TraceSide{ID: id, Model: t.Model, Steps: len(t.Steps)}
 	if t.Violation != nil {
 		s.Violation = tracefmt.Violation(t.Violation)
 	}

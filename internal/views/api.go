@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmc-go/cmc/internal/service"
+
 	"github.com/cmc-go/cmc/engine"
 )
 
@@ -115,6 +117,14 @@ func (s *Server) opTrace(a traceArgs) (TraceView, error) {
 	}
 	t := e.t
 	return TraceView{ID: a.Trace, Model: t.Model, Params: t.Params, Steps: len(t.Steps), Violation: t.Violation, Chart: e.chart}, nil
+}
+
+// compareSteps bounds the pairs of steps a comparison sends: two long traces that part early
+// differ at every step after.
+const compareSteps = 200
+
+func (s *Server) opCompare(a compareArgs) (service.Comparison, error) {
+	return service.CompareIn(s.src, a.A, a.B, compareSteps)
 }
 
 func (s *Server) opStep(a stepArgs) (StepView, error) {

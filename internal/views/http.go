@@ -9,7 +9,7 @@ import (
 	"github.com/cmc-go/cmc/webview"
 )
 
-// Handler returns the server's HTTP routes: the page (for / and /trace/ID), its bundle under
+// Handler returns the server's HTTP routes: the page (for /, /trace/ID and /compare/A/B), its bundle under
 // /assets/, the websocket at /ws, and POST /api/show for tools that drive an open page.
 func (s *Server) Handler() http.Handler {
 	dist, err := fs.Sub(webview.FS, "dist")
@@ -19,6 +19,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page(dist))
 	mux.HandleFunc("GET /trace/{id}", s.page(dist))
+	mux.HandleFunc("GET /compare/{a}/{b}", s.page(dist))
 	mux.Handle("GET /assets/", s.authed(http.StripPrefix("/assets/", assets(dist))))
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("POST /api/show", s.apiShow)

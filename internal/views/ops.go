@@ -23,6 +23,8 @@ var ops = map[string]op{
 		"The heap graph of the state after step `step`, as DOT: the part `graph` selects, with counts and a `note`."),
 	"diff": serveOp((*Server).opDiff,
 		"The state after step `step`, as rows marked with what the step changed: those `diff` selects, with counts."),
+	"compare": serveOp((*Server).opCompare,
+		"Traces `a` and `b` side by side: how many steps they take alike (`same`), then each pair of steps from the first that differs (at most 200) with how the state after it differs from `a`'s to `b`'s."),
 	"goto": serveOp((*Server).opGoto,
 		"A click on step `step`: the debugger moves there (and then shows it); `navigate` says the page should move by itself, when there is no debugger."),
 }
@@ -39,6 +41,10 @@ type (
 	heapArgs struct {
 		stepArgs
 		Graph GraphOptions `json:"graph,omitzero"`
+	}
+	compareArgs struct {
+		A int64 `json:"a"`
+		B int64 `json:"b"`
 	}
 	diffArgs struct {
 		stepArgs

@@ -12,7 +12,7 @@ func TestRequestErrors(t *testing.T) {
 	s := newTestServer(t)
 	for _, c := range []struct{ req, want string }{
 		{`{"id":1,"op":"heap","trace":7,"step":1,"graph":{"maxDepth":"x"}}`, `{"id":1,"error":"bad arguments: json: cannot unmarshal string into Go struct field GraphOptions.graph.maxDepth of type int"}`},
-		{`{"id":2,"op":"stepp","trace":7}`, `{"id":2,"error":"unknown op \"stepp\": want one of diff, goto, heap, step, trace, traces"}`},
+		{`{"id":2,"op":"stepp","trace":7}`, `{"id":2,"error":"unknown op \"stepp\": want one of compare, diff, goto, heap, step, trace, traces"}`},
 		{`{"id":3,"op":"step","trace":7,"step":1}`, `{"id":3,"result":{"step":1,`},
 		{`{"id":"4"}`, `{"id":0,"error":"bad request: `},
 	} {

@@ -19,7 +19,7 @@ describe("standalone views", () => {
   test("the trace list lists every stored trace", async () => {
     const page = await v.open("/");
     await page.waitForSelector("table.traces tbody tr");
-    assert.equal(await page.locator("table.traces tbody tr").count(), 5);
+    assert.equal(await page.locator("table.traces tbody tr").count(), 6);
     const text = await page.locator("table.traces").innerText();
     assert.match(text, /ViewsDemo/);
     assert.match(text, /invariant: A counted 2 acks from 1 nodes/);
@@ -243,6 +243,42 @@ describe("an AODV trace", () => {
       assert.ok(at12.some((r) => JSON.stringify(r) === JSON.stringify(want)), `diff at step 12 lacks ${want}: ${JSON.stringify(at12)}`);
     }
     await page.screenshot({ path: v.out("aodv-step12.png") });
+    assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
+  });
+});
+
+describe("two traces compared", () => {
+  // The AODV loop and its what-if branch (another router's packet at step 17): the charts side by
+  // side, both marked where the traces part, and the pairs of steps from there.
+  test("the charts side by side, where they part, and a click marks both", async () => {
+    const page = await v.open(`/compare/${v.ids.aodv}/${v.ids.whatif}`);
+    await page.locator(".compare-pairs .pair").first().waitFor();
+    const summary = await page.locator(".compare-summary span").innerText();
+    assert.equal(summary, `trace ${v.ids.aodv} and trace ${v.ids.whatif}: the same first 16 steps; they part at step 17`);
+    const titles = await page.locator(".compare-col .toolbar .title").allInnerTexts();
+    assert.deepEqual(titles, [`trace ${v.ids.aodv} · AODVSpecBug · 20 steps`, `trace ${v.ids.whatif} · AODVSpecBug · 17 steps`]);
+    const charts = page.locator(".compare-col svg.chart");
+    assert.equal(await charts.count(), 2);
+    const current = () => charts.evaluateAll((cs) => cs.map((c) => c.querySelector(".row.current")?.getAttribute("data-step")));
+    assert.deepEqual(await current(), ["17", "17"], "both charts mark the step where the traces part");
+    const first = page.locator(".compare-pairs .pair").first();
+    assert.match(await first.innerText(), /#17\s+A\.receive\s+B\.receive/);
+    assert.equal(await first.getAttribute("class"), "pair current");
+    assert.ok((await page.locator(".compare-pairs .pair").count()) === 4, "steps 17 to 20 of the longer trace");
+    // A click on a step of one chart marks it in both (the branch has no step 19) and its pair.
+    await charts.first().locator('.row[data-step="19"]').click();
+    assert.deepEqual(await current(), ["19", undefined]);
+    assert.equal(await page.locator(".compare-pairs .pair.current").getAttribute("data-step"), "19");
+    assert.match(await page.locator(".compare-pairs .pair.current").innerText(), /#19\s+C\.receive: deliver RREQ A→C\s+\(ended\)/);
+    await charts.last().locator('.row[data-step="16"]').click();
+    assert.deepEqual(await current(), ["16", "16"]);
+    assert.equal(await page.locator(".compare-pairs .pair.current").count(), 0, "step 16 is alike in both");
+    const tops = () => page.locator(".compare-col .chart-scroll").evaluateAll((els) => els.map((e) => Math.round(e.scrollTop)));
+    await page.locator(".compare-col .chart-scroll").first().evaluate((e) => { e.scrollTop = 100; });
+    await page.waitForFunction(() => [...document.querySelectorAll(".compare-col .chart-scroll")].every((e) => Math.round(e.scrollTop) === 100));
+    assert.deepEqual(await tops(), [100, 100], "the charts scroll together");
+    assert.deepEqual((await v.chartOverlaps(page)).overlaps, [], "no two texts of either chart overlap");
+    await page.screenshot({ path: v.out("compare.png") });
     assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
   });
 });

@@ -456,6 +456,25 @@ async function stepIntoCode() {
   await branched.first().waitFor({ state: 'visible', timeout: 10000 });
   log('the branch:', (await callStack().innerText()).replace(/\s+/g, ' ').slice(0, 160));
   await shot('what-if-branch');
+
+  // The loop and its branch side by side: Compare with Trace… shows both charts in the views.
+  await command('CMC: Compare with Trace…');
+  const idBox = page.locator('.quick-input-widget input[type="text"]').first();
+  await idBox.waitFor({ state: 'visible' });
+  await idBox.fill('1');
+  await idBox.press('Enter');
+  const otherTrace = page.locator('.quick-input-widget .monaco-list-row', { hasText: '#2' }).first();
+  await otherTrace.waitFor({ state: 'visible', timeout: 15000 });
+  await otherTrace.click();
+  let compared = '';
+  for (let i = 0; i < 60 && !/they part at step 12/.test(compared); i++) {
+    await page.waitForTimeout(500);
+    compared = await inViews(() => ({ text: document.querySelector('.compare-summary')?.textContent ?? '', charts: document.querySelectorAll('.compare-col svg.chart').length }))
+      .then((v) => `${v.text} (${v.charts} charts)`).catch(() => '');
+  }
+  log('compare:', compared);
+  assert.match(compared, /trace 1 and trace 2: the same first 11 steps; they part at step 12.*\(2 charts\)/);
+  await shot('compare-loop-and-branch');
   await stopAll();
 }
 

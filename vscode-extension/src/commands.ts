@@ -70,6 +70,9 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       }
       const other = await vscode.window.showQuickPick(choices, { title: `Compare trace #${id} with` });
       if (!other) return;
+      // With a session, its views show the two sequence charts side by side and the pairs of
+      // steps; without one, cmcdap diff's text.
+      if (d.panel.compare(id, other.id)) return;
       const out = await cmcdap(d, `Comparing traces #${id} and #${other.id}`, ['diff', id, other.id], 60000);
       if (out === undefined) return;
       const doc = await vscode.workspace.openTextDocument({ content: out, language: 'plaintext' });

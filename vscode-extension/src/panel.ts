@@ -118,6 +118,20 @@ export class ViewsPanel implements vscode.Disposable {
     if (c?.stopped) void webview.postMessage({ type: 'cmc/step', step: c.focusedStep(), stopped: true });
   }
 
+  /**
+   * Shows traces a and b side by side in the panel (the page's compare view), once the page has
+   * loaded; it needs a running session's views server.
+   */
+  compare(a: number, b: number): boolean {
+    const c = this.sessions.active();
+    if (!c?.views || c.ended) return false;
+    this.comparing = { a, b }; // sent when the page says it is ready (open loads it again)
+    this.open(c);
+    return true;
+  }
+
+  private comparing?: { a: number; b: number };
+
   /** Messages from the page: it may ask the debugger to go to a step it shows. */
   private onMessage(m: unknown): void {
     if (this.relay?.handle(m)) return;
@@ -129,6 +143,8 @@ export class ViewsPanel implements vscode.Disposable {
       // The bundle (webview/src/main.ts) takes cmc/config with the server's page URL and token,
       // and reconnects only when the websocket it derives from them differs.
       void this.panel?.webview.postMessage({ type: 'cmc/config', url: c.views.url, token: c.views.token });
+      if (this.comparing) void this.panel?.webview.postMessage({ type: 'cmc/compare', ...this.comparing });
+      this.comparing = undefined;
     }
   }
 

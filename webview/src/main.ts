@@ -9,7 +9,8 @@ import { DiffPanel } from "./diff";
 import { clip, h } from "./dom";
 import { HeapPanel, viz } from "./heap";
 import { traceList } from "./list";
-import { go, parse, type Place } from "./route";
+import { showCompare } from "./compare";
+import { go, parse, parseCompare, type Place } from "./route";
 import { Rpc } from "./rpc";
 import type { Push, StepView, TraceView } from "./types.gen";
 
@@ -116,7 +117,7 @@ class App {
     window.addEventListener("hashchange", () => this.route());
     let connected = ws;
     window.addEventListener("message", (e) => {
-      const d = e.data as { type?: string; url?: string; token?: string; step?: number };
+      const d = e.data as { type?: string; url?: string; token?: string; step?: number; a?: number; b?: number };
       if (d?.type === "cmc/config" && d.url) {
         const next = wsURL(d.url, d.token ?? "");
         if (next && next !== connected) {
@@ -125,6 +126,10 @@ class App {
         }
       }
       if (d?.type === "cmc/step" && typeof d.step === "number" && this.place) this.show({ trace: this.place.trace, step: d.step });
+      if (d?.type === "cmc/compare" && typeof d.a === "number" && typeof d.b === "number") {
+        history.replaceState(null, "", `#/compare/${d.a}/${d.b}`);
+        this.compare({ a: d.a, b: d.b });
+      }
     });
     document.addEventListener("keydown", (e) => {
       if (!this.place || (e.target as Element).closest("input, select")) return;
@@ -144,6 +149,7 @@ class App {
       return;
     }
     if (p.push === "show" && p.trace !== undefined) {
+      if (parseCompare(location)) return; // a comparison stays until the user leaves it
       if (this.rendered && this.place?.trace === p.trace && this.place.step === p.step) return; // already there
       if (!this.embedded) go({ trace: p.trace, step: p.step }, true);
       this.show({ trace: p.trace, step: p.step }, p.sent);
@@ -151,16 +157,39 @@ class App {
   }
 
   private route() {
+    const pair = parseCompare(location);
+    if (pair) {
+      this.compare(pair);
+      return;
+    }
     const p = parse(location);
     if (p && this.place && p.trace === this.place.trace && p.step === this.place.step) return; // our own move
     if (p) this.show(p);
     else if (!this.embedded) this.list();
   }
 
+  // compare shows two traces side by side (compare.ts) until the user closes it, and then the
+  // step shown before.
+  private compare(pair: { a: number; b: number }) {
+    const back = this.place;
+    this.place = null;
+    this.trace = null;
+    this.gen++;
+    this.drawHeader();
+    const close = () => {
+      if (this.embedded) history.replaceState(null, "", location.pathname + location.search);
+      if (back) this.navigate(back);
+      else if (this.embedded) this.main.replaceChildren();
+      else this.list();
+    };
+    showCompare(this.main, this.rpc, pair, close).catch((e) => this.main.replaceChildren(h("p", { class: "error" }, `compare ${pair.a} and ${pair.b}: ${e}`)));
+  }
+
   private async list() {
     this.place = null;
     this.trace = null;
     this.drawHeader();
+    this.main.classList.remove("compare");
     this.main.replaceChildren(h("p", { class: "loading" }, "loading traces…"));
     try {
       const ts = await this.rpc.call("traces", {});
@@ -197,6 +226,7 @@ class App {
     this.place = p;
     this.publish();
     if (newTrace) {
+      this.main.classList.remove("compare");
       this.heap.reset();
       this.main.replaceChildren(this.chartBox, this.heapBox, this.diffBox);
       try {

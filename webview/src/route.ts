@@ -1,6 +1,6 @@
-// Where the page is: a trace and a step, from the address. Standalone pages use paths
-// (/trace/12?step=5, a link to share); a VS Code webview has no paths and uses the fragment
-// (#/trace/12/step/5), which standalone pages read too.
+// Where the page is: a trace and a step, from the address, or two traces compared. Standalone
+// pages use paths (/trace/12?step=5, /compare/3/7: links to share); a VS Code webview has no
+// paths and uses the fragment (#/trace/12/step/5, #/compare/3/7), which standalone pages read too.
 
 export interface Place {
   trace: number;
@@ -16,6 +16,12 @@ export function parse(loc: Location): Place | null {
     return { trace: Number(pm[1]), step: Number.isFinite(step) && step >= 0 ? step : 0 };
   }
   return null;
+}
+
+// parseCompare reads a comparison of two traces: /compare/3/7, or #/compare/3/7 in a webview.
+export function parseCompare(loc: Location): { a: number; b: number } | null {
+  const m = /^#\/compare\/(\d+)\/(\d+)/.exec(loc.hash) ?? /^\/compare\/(\d+)\/(\d+)\/?$/.exec(loc.pathname);
+  return m ? { a: Number(m[1]), b: Number(m[2]) } : null;
 }
 
 function usesPaths(): boolean {

@@ -3,12 +3,28 @@
 
 /** The requests the page makes, { id, op, ...args }, by op: the arguments and the result of each. */
 export interface Requests {
+  'compare': { args: CompareArgs; result: Comparison };
   'diff': { args: DiffArgs; result: DiffView };
   'goto': { args: StepArgs; result: GotoResult };
   'heap': { args: HeapArgs; result: HeapView };
   'step': { args: StepArgs; result: StepView };
   'trace': { args: TraceArgs; result: TraceView };
   'traces': { args: Record<string, never>; result: TraceInfo[] };
+}
+
+/** views.compareArgs */
+export interface CompareArgs {
+  a: number;
+  b: number;
+}
+
+/** service.Comparison */
+export interface Comparison {
+  a: TraceSide;
+  b: TraceSide;
+  same: number;
+  steps: StepPair[];
+  more?: number;
 }
 
 /** views.diffArgs */
@@ -109,6 +125,22 @@ export interface Push {
   sent?: number;
 }
 
+/** service.TraceSide */
+export interface TraceSide {
+  id: number;
+  model: string;
+  steps: number;
+  violation?: string;
+}
+
+/** service.StepPair */
+export interface StepPair {
+  n: number;
+  a?: Step;
+  b?: Step;
+  state: Change[];
+}
+
 /** views.DiffFilter */
 export interface DiffFilter {
   text?: string;
@@ -165,6 +197,25 @@ export interface SeqChart {
   steps: ChartStep[];
   arrows: Arrow[];
   violation?: string;
+}
+
+/** engine.Step */
+export interface Step {
+  proc: string;
+  event: string;
+  choices?: Choice[];
+  hash: string;
+  notes?: Note[];
+  site?: string;
+  changes?: Change[];
+}
+
+/** canon.Change */
+export interface Change {
+  path: string;
+  kind: string;
+  old?: string;
+  new?: string;
 }
 
 /** views.ChartStep */

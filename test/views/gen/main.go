@@ -3,13 +3,14 @@
 //
 //	go run ./test/views/gen -db /tmp/views.db
 //
-// It stores five traces: "bfs", the shortest violation the checker finds; "tour", a violation
+// It stores six traces: "bfs", the shortest violation the checker finds; "tour", a violation
 // reached through a lost and a duplicated message (so the chart has arrows of every kind),
 // recorded step by step from chosen Choose values; "big", the violation with 100 padding
 // objects per node (a heap of about 320 objects, for the timing of the heap graph); and "aodv",
 // the routing loop of examples/aodv's AODVSpecBug as depth-first search finds it (20 steps, in
-// about a second; breadth-first search's 16-step loop takes 20 s to find); and "walk", a random
-// walk of 1,000 steps of the fixed AODV model, longer than the chart draws at once.
+// about a second; breadth-first search's 16-step loop takes 20 s to find); "whatif", that loop
+// with another step 17 (engine.Branch), to compare with it; and "walk", a random walk of 1,000
+// steps of the fixed AODV model, longer than the chart draws at once.
 package main
 
 import (
@@ -75,6 +76,9 @@ func run(path string) error {
 	if ids["aodv"], err = st.AddTrace(0, t, time.Time{}); err != nil {
 		return err
 	}
+	if ids["whatif"], err = whatIf(st, ids["aodv"], t); err != nil {
+		return fmt.Errorf("whatif: %w", err)
+	}
 	if t, err = walk(); err != nil {
 		return fmt.Errorf("walk: %w", err)
 	}
@@ -100,6 +104,21 @@ func check(model string, params map[string]string, opts engine.Options) (*engine
 	t := res.Violations[0]
 	t.Params = params
 	return t, nil
+}
+
+// whatIf stores the loop's first alternative at step 17 (another router's packet received instead
+// of A's stale RERR), derived from it: two traces that part at step 17, to compare.
+func whatIf(st *store.Store, from int64, t *engine.Trace) (int64, error) {
+	m := func() *cmc.Model { m, _ := cmc.Build("AODVSpecBug", nil); return m }
+	alts, err := engine.Alternatives(m(), t, 17)
+	if err != nil || len(alts) == 0 {
+		return 0, fmt.Errorf("no alternative at step 17: %v", err)
+	}
+	b, err := engine.Branch(m(), t, 17, alts[0])
+	if err != nil {
+		return 0, err
+	}
+	return st.AddDerived(from, "what if step 17: "+alts[0].What, b, time.Time{})
 }
 
 // walk is a kept random walk of AODV without bounds (as the replay benchmarks walk it).
