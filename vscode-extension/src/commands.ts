@@ -63,7 +63,7 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
     reg('cmc.compareTraces', async (arg?: TraceRecord | number) => {
       const id = await traceId(arg, 'compare');
       if (id === undefined) return;
-      const choices = compareChoices(d.traces.items, id);
+      const choices = compareChoices(await d.traces.getChildren(), id); // fresh: the view may be hidden
       if (choices.length === 0) {
         void vscode.window.showInformationMessage(`cmc: trace #${id} is the only stored trace: there is nothing to compare it with`);
         return;
