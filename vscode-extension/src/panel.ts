@@ -71,6 +71,8 @@ export class ViewsPanel implements vscode.Disposable {
   open(c: CmcSession | undefined = this.sessions.active(), preserveFocus = false): void {
     if (this.panel) {
       this.panel.reveal(undefined, preserveFocus);
+      // The same html again would not load the page again, only close its relay.
+      if (keyOf(c) === this.shownKey) return;
     } else {
       // Beside the active editor; with none, in a second column, so the source opens in the first.
       const viewColumn = vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Two;
@@ -125,7 +127,12 @@ export class ViewsPanel implements vscode.Disposable {
   compare(a: number, b: number): boolean {
     const c = this.sessions.active();
     if (!c?.views || c.ended) return false;
-    this.comparing = { a, b }; // sent when the page says it is ready (open loads it again)
+    if (this.panel && keyOf(c) === this.shownKey) {
+      this.panel.reveal(undefined, false);
+      void this.panel.webview.postMessage({ type: 'cmc/compare', a, b });
+      return true;
+    }
+    this.comparing = { a, b }; // sent when the page it loads says it is ready
     this.open(c);
     return true;
   }
