@@ -231,3 +231,41 @@ func TestScanLines(t *testing.T) {
 		t.Errorf("a comment line ran in steps %v (listed %v)", got, ok)
 	}
 }
+
+// BenchmarkDebugNext is one line step (next) inside step 17 of the AODV loop under Delve, as the
+// session relays it: Delve's own time plus this client's.
+func BenchmarkDebugNext(b *testing.B) {
+	dlv, err := FindDelve(os.Getenv("CMC_DLV"))
+	if err != nil {
+		b.Skip(err)
+	}
+	ctx := context.Background()
+	p, tr, _, dbin := loop(b)
+	var d *Debugger
+	var st Stop
+	enter := func() {
+		if d != nil {
+			d.Close()
+		}
+		if d, err = DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: tr, Step: 17}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if st, err = d.Enter(ctx, nil, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	enter()
+	b.ResetTimer()
+	for range b.N {
+		st, err = d.Resume(ctx, &dap.NextRequest{Request: request("next"), Arguments: dap.NextArguments{ThreadId: st.Thread}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Done {
+			b.StopTimer()
+			enter() // the handler returned: into the step again, off the clock
+			b.StartTimer()
+		}
+	}
+	d.Close()
+}

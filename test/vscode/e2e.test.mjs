@@ -192,6 +192,9 @@ async function consoleLine(text) {
   const input = page.locator('.repl-input-wrapper .monaco-editor textarea').first();
   await input.waitFor({ state: 'visible' });
   await input.focus();
+  // Clear what a Quick Open that lost the focus may have left there.
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
   await page.keyboard.type(text);
   await page.keyboard.press('Enter');
 }
