@@ -51,7 +51,8 @@ type parallel struct {
 	spare   []*chunk
 	halt    atomic.Bool // the level is over: leave the rest of the chunk
 	wg      sync.WaitGroup
-	off     bool // workers are out for this search
+	off     bool     // workers are out for this search
+	exit    Position // the run where a merged record says the model called runtime.Goexit
 }
 
 // parallel returns the search's parallel expansion, or nil when the options rule it out.
@@ -194,14 +195,16 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 	size := min(max(n/(8*p.n), 16), 256)
 	var queue []*chunk
 	p.halt.Store(false)
-	defer func() {
+	drain := func() {
 		p.halt.Store(true)
 		for _, c := range queue {
 			<-c.done
 			p.spare = append(p.spare, c)
 		}
+		queue = nil
 		s.visited.settle()
-	}()
+	}
+	defer drain()
 	issued := 0
 	for issued < n || len(queue) > 0 {
 		for issued < n && len(queue) < p.window() {
@@ -222,9 +225,19 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 		c := queue[0]
 		queue = queue[1:]
 		<-c.done
+		p.exit = Position{State: -1}
 		stopped, redo, err := p.merge(c, cur, next, depth)
 		p.spare = append(p.spare, c)
 		switch {
+		case p.exit.State >= 0:
+			// The model's code called runtime.Goexit where the sequential search would have run
+			// it: end this goroutine as it would have, once no worker runs, with that run
+			// published last.
+			drain()
+			if s.opts.Begin != nil {
+				s.opts.Begin(p.exit.State, p.exit.Event, p.exit.Attempt)
+			}
+			runtime.Goexit()
 		case err != nil:
 			return 0, false, err
 		case stopped:
@@ -274,14 +287,11 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 		case recErr:
 			return false, false, r.err
 		case recGoexit:
-			pos := s.lastRun
+			p.exit = s.lastRun
 			if r.inRun {
-				pos = Position{int64(idx), int(r.event), int(r.attempt)}
+				p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
 			}
-			if s.opts.Begin != nil {
-				s.opts.Begin(pos.State, pos.Event, pos.Attempt)
-			}
-			runtime.Goexit() // as the sequential search's goroutine would have
+			return true, false, nil
 		case recRun:
 			s.res.Transitions++
 			s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,6 +41,9 @@ func gridModel(kind string) *cmc.Model {
 			a.N += 1 + cmc.Choose(2)
 			if kind == "global" && a.N == 9 {
 				a.Err = errStuck
+			}
+			if kind == "goexit" && i == 1 && ax[0].N == 13 && a.N == 10 {
+				runtime.Goexit() // as t.FailNow in a handler does
 			}
 			if kind == "assert" && i == 2 {
 				cmc.Assert(!(ax[0].N == 11 && ax[1].N == 7 && a.N == 9), "z reached 9 at (11, 7)")
@@ -175,4 +179,33 @@ func resultDiff(want, got *Result) string {
 		}
 	}
 	return b.String()
+}
+
+// TestParallelGoexit: a handler that calls runtime.Goexit ends the search's goroutine after the
+// same transitions, with the same run published last, with workers as without: the worker process
+// reports that run, and the coordinator traces it.
+func TestParallelGoexit(t *testing.T) {
+	check := func(workers int) (exited bool, last Position) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			exited = true
+			Check(context.Background(), gridModel("goexit"), Options{SelfCheck: -1, Workers: workers,
+				Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
+				Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
+			})
+			exited = false
+		}()
+		<-done
+		return exited, last
+	}
+	wantExit, want := check(1)
+	if !wantExit {
+		t.Fatal("one worker: the search returned; want the handler's Goexit to end it")
+	}
+	for _, workers := range []int{2, 4} {
+		if exited, last := check(workers); !exited || last != want {
+			t.Errorf("%d workers: Goexit %v at %+v; want true at %+v", workers, exited, last, want)
+		}
+	}
 }
