@@ -123,6 +123,13 @@ func TestParallelSameResult(t *testing.T) {
 		{"grid, global from the start", grid("global-init"), off, false},
 		{"grid, global met on the way", grid("global"), off, true},
 	}
+	// A search from a stored trace's fifth state (a bookmark).
+	res, err := Check(context.Background(), gridModel("invariant"), Options{SelfCheck: -1})
+	if err != nil || len(res.Violations) == 0 {
+		t.Fatalf("no trace to start from: %v", err)
+	}
+	models = append(models, model{"grid, from a trace's fifth state", grid("all"),
+		Options{SelfCheck: -1, From: res.Violations[0], FromSteps: 5}, true})
 	for _, c := range models {
 		t.Run(c.name, func(t *testing.T) {
 			opts := c.opts
