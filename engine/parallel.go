@@ -96,7 +96,7 @@ func (p *parallel) start() bool {
 		if err != nil || !slices.Equal(init, s.init) || mc.globals {
 			return false // a builder that is not a function of its parameters, say
 		}
-		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact})
+		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(judged)})
 	}
 	p.workers = workers
 	p.todo = make(chan *chunk, p.window())
@@ -360,7 +360,20 @@ type bfsWorker struct {
 	state   int32 // the state being expanded, in its chunk
 	run     Position
 	inRun   bool
+	judged  *judged
 }
+
+// judged remembers the hashes of successors a worker handed over for the visited set, in a small
+// direct-mapped table (a newer hash takes an older one's slot). A worker takes chunks in order, and
+// the search merges them in order, so by the time the search reaches a later successor with one of
+// these hashes, the earlier one is in the visited set: the later one needs no invariants, no
+// constraints and no copy. Most successors of a breadth-first level are reached from several states
+// of the level before, and the visited set has them only once their chunk is merged.
+type judged [1 << 14]uint64
+
+func (j *judged) has(h uint64) bool { h = max(h, 1); return j[h&(uint64(len(j))-1)] == h } // 0 as visited has it
+
+func (j *judged) add(h uint64) { h = max(h, 1); j[h&(uint64(len(j))-1)] = h }
 
 func (w *bfsWorker) loop(todo <-chan *chunk) {
 	defer w.p.wg.Done()
@@ -472,9 +485,12 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		}
 	}
 	r.hash = mc.Hash(w.next)
-	if !w.exact && w.p.s.visited.seen(r.hash) {
+	if !w.exact && (w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
 		r.seen = true
 		return true
+	}
+	if !w.exact {
+		w.judged.add(r.hash)
 	}
 	r.sOff = uint32(len(c.succ))
 	c.succ = append(c.succ, w.next...)
