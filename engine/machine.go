@@ -44,6 +44,7 @@ type Machine struct {
 	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
 	// the model shares, so the model's transitions may not run in parallel.
 	globals bool
+	recent  *recent // a worker machine's: the pool is shared
 	leaks   leaks
 }
 
@@ -85,6 +86,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 		mc.pool = newPool()
 	} else {
 		mc.closed = true // a worker machine: Close has no lock to release
+		mc.recent = new(recent)
 	}
 	for i := range mc.loaded {
 		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
@@ -155,7 +157,12 @@ func (mc *Machine) capture(s State, comps []int) error {
 	err := mc.enc.EncodeComponents(roots, func(j int, b []byte) {
 		mc.buf = b
 		c := comps[j]
-		id := mc.pool.intern(b)
+		var id uint32
+		if mc.recent != nil {
+			id = mc.recent.intern(mc.pool, b)
+		} else {
+			id = mc.pool.intern(b)
+		}
 		s[c], mc.loaded[c], mc.live[c].id = id, dirty, dirty
 		if mc.enc.AsDecoded() {
 			mc.loaded[c] = id

@@ -67,8 +67,10 @@ func (p *pool) blob(id uint32) []byte { return p.entry(id).blob }
 func (p *pool) hash(id uint32) uint64 { return p.entry(id).hash }
 
 // intern returns the id of b, storing a copy when it is new.
-func (p *pool) intern(b []byte) uint32 {
-	h := xxhash.Sum64(b)
+func (p *pool) intern(b []byte) uint32 { return p.internHashed(b, xxhash.Sum64(b)) }
+
+// internHashed is intern for b whose hash is h.
+func (p *pool) internHashed(b []byte, h uint64) uint32 {
 	sh := &p.shards[h%poolShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -122,3 +124,24 @@ func (p *pool) addSegment(seg int) []*poolSegment {
 
 // size returns the total size of the interned encodings.
 func (p *pool) size() int { return int(p.bytes.Load()) }
+
+// A recent is one machine's direct-mapped memory of the ids it interned lately, in front of a
+// shared pool: a component most transitions leave as it was, or that many states share, is found
+// without taking a shard lock that the other workers' machines take too.
+type recent [1 << 12]struct {
+	hash uint64
+	id   uint32
+	ok   bool
+}
+
+// intern is pool.intern, answered from r when it can be.
+func (r *recent) intern(p *pool, b []byte) uint32 {
+	h := xxhash.Sum64(b)
+	e := &r[h&(uint64(len(r))-1)]
+	if e.ok && e.hash == h && bytes.Equal(p.blob(e.id), b) {
+		return e.id
+	}
+	id := p.internHashed(b, h)
+	e.hash, e.id, e.ok = h, id, true
+	return id
+}
