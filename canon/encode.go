@@ -136,6 +136,11 @@ func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), d
 // array mode. A machine may then keep the live value in place of restoring equal bytes.
 func (enc *Encoder) AsDecoded() bool { return enc.e.asDecoded }
 
+// MetGlobals reports whether the last capture met a package-level variable (globals.go): such a
+// value is restored as the very same object in every instance of a model in the process, so a
+// search must not run two instances at once.
+func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
+
 // Footprint makes f the footprint of the component last handed to EncodeComponents' emit, and
 // reports whether it has one.
 func (enc *Encoder) Footprint(f *Footprint) bool { return enc.e.fp.fill(f) }

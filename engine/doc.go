@@ -6,7 +6,8 @@
 //   - Machine: one model instance; loads, runs and captures states (also what replay builds on).
 //   - pool: interned component encodings; a State is the list of its components' ids.
 //   - visited: the set of seen states, by hash (compaction) or exactly.
-//   - Check: breadth-first, depth-first and random-walk search.
+//   - Check: breadth-first, depth-first and random-walk search; breadth-first levels are expanded
+//     by several instances of the model at once (parallel.go), with the sequential result.
 //   - Trace: a violation as the initial state plus steps (process, event, Choose values).
 //
 // Determinism: the order of processes, events and Choose values is fixed by the model; nothing

@@ -22,7 +22,8 @@ type State []uint32
 // replays through exactly the code that found it.
 //
 // A Machine holds transition.Lock from NewMachine to Close: user code runs one transition at a time per
-// process.
+// process. The worker machines of a parallel search (parallel.go) are the exception: they run
+// while the search's machine holds it, and take turns at user code under the search's own lock.
 type Machine struct {
 	Def    *cmc.Definition
 	pool   *pool
@@ -40,7 +41,11 @@ type Machine struct {
 	builder      []canon.Root
 	builderBytes [][]byte
 	closed       bool
-	leaks        leaks
+	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
+	// the model shares, so the model's transitions may not run in parallel.
+	globals bool
+	recent  *recent // a worker machine's: the pool is shared
+	leaks   leaks
 }
 
 const dirty = ^uint32(0)
@@ -60,6 +65,12 @@ func NewMachine(m *cmc.Model) (*Machine, State, error) { return newMachine(m, tr
 // newMachine is NewMachine; without load, the live roots keep the objects the model's builder
 // made until the first Load (the self-check compares them with their restored copy).
 func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
+	return newMachineOn(m, load, nil)
+}
+
+// newMachineOn is newMachine. With a pool it makes a worker machine of a parallel search: it
+// shares the search machine's pool and does not take transition.Lock, which that machine holds.
+func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error) {
 	def, err := m.Definition()
 	if err != nil {
 		return nil, nil, err
@@ -67,10 +78,16 @@ func newMachine(m *cmc.Model, load bool) (*Machine, State, error) {
 	if err := canon.SetRules(def.Rules); err != nil {
 		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
 	}
-	transition.Lock.Lock()
-	canon.SetRules(def.Rules) // again, holding the lock: another machine may have run meanwhile
-	mc := &Machine{Def: def, pool: newPool(), loaded: make([]uint32, len(def.Components)),
+	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
 		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components))}
+	if shared == nil {
+		transition.Lock.Lock()
+		canon.SetRules(def.Rules) // again, holding the lock: another machine may have run meanwhile
+		mc.pool = newPool()
+	} else {
+		mc.closed = true // a worker machine: Close has no lock to release
+		mc.recent = new(recent)
+	}
 	for i := range mc.loaded {
 		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
 	}
@@ -108,7 +125,7 @@ func (mc *Machine) Load(s State) error {
 			continue
 		}
 		c := mc.Def.Components[i]
-		if err := mc.dec.DecodeValue(mc.pool.blobs[id], c.Root); err != nil {
+		if err := mc.dec.DecodeValue(mc.pool.blob(id), c.Root); err != nil {
 			return fmt.Errorf("restore %s: %w", c.Name, err)
 		}
 		mc.loaded[i] = id
@@ -137,10 +154,15 @@ func (mc *Machine) capture(s State, comps []int) error {
 		roots = append(roots, r)
 	}
 	mc.roots = roots
-	return mc.enc.EncodeComponents(roots, func(j int, b []byte) {
+	err := mc.enc.EncodeComponents(roots, func(j int, b []byte) {
 		mc.buf = b
 		c := comps[j]
-		id := mc.pool.intern(b)
+		var id uint32
+		if mc.recent != nil {
+			id = mc.recent.intern(mc.pool, b)
+		} else {
+			id = mc.pool.intern(b)
+		}
 		s[c], mc.loaded[c], mc.live[c].id = id, dirty, dirty
 		if mc.enc.AsDecoded() {
 			mc.loaded[c] = id
@@ -149,6 +171,8 @@ func (mc *Machine) capture(s State, comps []int) error {
 			}
 		}
 	}, mc.buf[:0])
+	mc.globals = mc.globals || mc.enc.MetGlobals()
+	return err
 }
 
 // Capture returns the state after a transition from s that may have changed the components in
@@ -173,14 +197,14 @@ func (mc *Machine) CaptureAll() (State, error) {
 func (mc *Machine) Hash(s State) uint64 {
 	d := append(mc.digest[:0], canon.Version)
 	for _, id := range s {
-		d = binary.LittleEndian.AppendUint64(d, mc.pool.hashes[id])
+		d = binary.LittleEndian.AppendUint64(d, mc.pool.hash(id))
 	}
 	mc.digest = d
 	return xxhash.Sum64(d)
 }
 
 // Bytes returns the canonical encoding of component i of s.
-func (mc *Machine) Bytes(s State, i int) []byte { return mc.pool.blobs[s[i]] }
+func (mc *Machine) Bytes(s State, i int) []byte { return mc.pool.blob(s[i]) }
 
 // key is the exact identity of s, for exact mode.
 func (s State) key(dst []byte) []byte {

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/cmc-go/cmc"
+
 // Options say how to search.
 type Options struct {
 	Search    string // "bfs" (default, shortest counterexamples), "dfs" or "random"
@@ -27,6 +29,15 @@ type Options struct {
 	// 0 means DefaultSelfCheck, a negative number none, SelfCheckAll every transition. The initial
 	// state is checked too, on the objects the model's builder made.
 	SelfCheck int64
+
+	// Workers is how many goroutines expand a breadth-first level at once (parallel.go), each with
+	// its own instance of the model made by Build; 0 means runtime.GOMAXPROCS(0), 1 none. The
+	// result is the same for any number. Without Build, or when the options or the model rule it
+	// out (see parallel.go), the search runs on one goroutine.
+	Workers int
+	// Build makes another instance of the model being checked, as its builder made the first (the
+	// same name and parameters: cmc.Build).
+	Build func() (*cmc.Model, error)
 
 	// Progress, when set, is called every few thousand transitions (the caller decides how often
 	// to show it: the engine does not read the clock).

@@ -45,6 +45,8 @@ type search struct {
 	// spilledFrontier is the most of it that was in files at once (level.go).
 	spilledFrontier int64
 	limit           int64 // transitions to self-check
+	// lastRun is the last handler run Begin was told of, in the search's order (parallel.go).
+	lastRun Position
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -175,24 +177,25 @@ func (s *search) bfs(start State) error {
 		next.free()
 	}()
 	cur.push(0, 0, start)
+	par := s.parallel()
+	defer par.close()
 	for depth := 0; cur.len() > 0 && !s.stop; depth++ {
 		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			return nil
 		}
 		s.depth = depth
-		for i := range cur.len() {
-			idx, _, st, err := cur.at(i)
-			if err != nil {
-				return err
-			}
-			err = s.expand(idx, st, func(idx int32, st State) { next.push(idx, depth+1, st) })
-			if err != nil {
-				return err
-			}
-			if s.stop {
-				return nil
-			}
-			s.tick(depth, cur.len()-i+next.len())
+		// Workers expand the level if they can (parallel.go); from the state where they cannot
+		// go on, the search does, with the same result.
+		from, stopped := 0, false
+		var err error
+		if par.use(cur.len()) {
+			from, stopped, err = par.level(cur, next, depth)
+		}
+		if err == nil && !stopped {
+			stopped, err = s.expandLevel(cur, next, depth, from)
+		}
+		if err != nil || stopped {
+			return err
 		}
 		s.frontierBytes = max(s.frontierBytes, cur.bytes()+next.bytes())
 		s.spilledFrontier = max(s.spilledFrontier, cur.spilled()+next.spilled())
@@ -201,6 +204,27 @@ func (s *search) bfs(start State) error {
 	}
 	s.res.Complete = !s.stop
 	return nil
+}
+
+// expandLevel expands the states of a breadth-first level from index from on, in order, pushing
+// the states to explore onto next. It reports whether the search stopped while expanding a state
+// (a state bound the last tick found reached stops it after the next state's first transition).
+func (s *search) expandLevel(cur, next *level, depth, from int) (bool, error) {
+	for i := from; i < cur.len(); i++ {
+		idx, _, st, err := cur.at(i)
+		if err != nil {
+			return false, err
+		}
+		err = s.expand(idx, st, func(idx int32, st State) { next.push(idx, depth+1, st) })
+		if err != nil {
+			return false, err
+		}
+		if s.stop {
+			return true, nil
+		}
+		s.tick(depth, cur.len()-i+next.len())
+	}
+	return false, nil
 }
 
 func (s *search) dfs(start State) error {
@@ -280,6 +304,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			before := s.mc.CaptureStep()
 			if s.opts.Begin != nil {
 				s.opts.Begin(int64(idx), ei, attempt)
+				s.lastRun = Position{int64(idx), ei, attempt}
 			}
 			s.attempt = attempt
 			out := mc.Run(ev, prefix, false, nil)
@@ -348,7 +373,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 		s.violation(nidx, nil, v)
 		return nil
 	}
-	if s.cut() {
+	if mc.cut() {
 		s.res.Cut++
 		return nil
 	}
@@ -365,8 +390,8 @@ func values(points []ChoicePoint) []int {
 }
 
 // cut reports whether a constraint keeps the live state from being expanded.
-func (s *search) cut() bool {
-	for _, c := range s.mc.Def.Constraints {
+func (mc *Machine) cut() bool {
+	for _, c := range mc.Def.Constraints {
 		if fail, err := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
 		}

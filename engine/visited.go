@@ -1,11 +1,20 @@
 package engine
 
+import "sync/atomic"
+
 // visited is the set of states seen. By default it stores 64-bit hashes only (hash compaction, as
 // CMC and SPIN do) in an open-addressing table; exact mode keeps every state's component ids.
+//
+// One goroutine adds; while a parallel search's workers run, they may ask seen at the same time
+// (parallel.go): slots are written atomically, the table in use is published atomically, and a
+// table outgrown meanwhile stays mapped until settle, when no worker runs.
 type visited struct {
-	table []uint64 // 0 marks an empty slot; a hash of 0 is stored as 1
-	n     int
-	exact map[string]struct{}
+	table   []uint64 // 0 marks an empty slot; a hash of 0 is stored as 1
+	n       int
+	exact   map[string]struct{}
+	current atomic.Pointer[[]uint64] // table, for seen
+	retired [][]uint64               // tables grown out of while readers may hold them
+	readers bool                     // seen may be running on other goroutines
 }
 
 func newVisited(exact bool) *visited {
@@ -13,6 +22,7 @@ func newVisited(exact bool) *visited {
 	if exact {
 		v.exact = make(map[string]struct{})
 	}
+	v.current.Store(&v.table)
 	return v
 }
 
@@ -39,9 +49,27 @@ func (v *visited) add(h uint64, key []byte) bool {
 		case h:
 			return false
 		case 0:
-			v.table[i] = h
+			atomic.StoreUint64(&v.table[i], h)
 			v.n++
 			return true
+		}
+	}
+}
+
+// seen reports whether a hash was added, as far as this goroutine can tell while another adds:
+// true only if it was, false also when the add is too recent to be seen. Only for compaction mode.
+func (v *visited) seen(h uint64) bool {
+	if h == 0 {
+		h = 1
+	}
+	t := *v.current.Load()
+	mask := uint64(len(t) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch atomic.LoadUint64(&t[i]) {
+		case h:
+			return true
+		case 0:
+			return false
 		}
 	}
 }
@@ -68,7 +96,11 @@ func (v *visited) has(h uint64, key []byte) bool {
 
 func (v *visited) grow() {
 	old := v.table
-	defer freeOffHeap(old)
+	if v.readers {
+		v.retired = append(v.retired, old)
+	} else {
+		defer freeOffHeap(old)
+	}
 	v.table = offHeap[uint64](2 * len(old))
 	mask := uint64(len(v.table) - 1)
 	for _, h := range old {
@@ -81,10 +113,21 @@ func (v *visited) grow() {
 		}
 		v.table[i] = h
 	}
+	t := v.table
+	v.current.Store(&t)
+}
+
+// settle frees the tables grown out of; no seen may be running.
+func (v *visited) settle() {
+	for _, t := range v.retired {
+		freeOffHeap(t)
+	}
+	v.retired = nil
 }
 
 // free releases the table; the set must not be used afterwards.
 func (v *visited) free() {
+	v.settle()
 	freeOffHeap(v.table)
 	v.table = nil
 }

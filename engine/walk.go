@@ -86,7 +86,7 @@ func (s *search) walk(start State) error {
 			s.report(path, v)
 			break
 		}
-		if s.cut() {
+		if s.mc.cut() {
 			break
 		}
 		st = next

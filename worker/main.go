@@ -142,7 +142,7 @@ func (o *CheckOptions) Options() engine.Options {
 	return engine.Options{
 		Search: o.Search, MaxDepth: o.MaxDepth, MaxStates: o.MaxStates, All: o.All, Exact: o.Exact,
 		Steps: o.Steps, Seed: o.Seed, Keep: o.Keep, From: o.From, FromSteps: o.FromSteps,
-		StrictPrefix: o.StrictPrefix, SelfCheck: o.SelfCheck,
+		StrictPrefix: o.StrictPrefix, SelfCheck: o.SelfCheck, Workers: o.Workers,
 	}
 }
 
@@ -163,6 +163,8 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 		}
 	}
 	opts.Begin = w.pos.set
+	// Breadth-first levels are expanded by several instances of the model (engine/parallel.go).
+	opts.Build = func() (*cmc.Model, error) { return build(req.Model, req.Params) }
 	res, err := engine.Check(context.Background(), m, opts)
 	if err != nil {
 		return nil, err

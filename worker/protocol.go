@@ -36,6 +36,7 @@ type CheckOptions struct {
 	FromSteps    int           `json:"from_steps,omitempty"`
 	StrictPrefix bool          `json:"strict_prefix,omitempty"`
 	SelfCheck    int64         `json:"self_check,omitempty"` // see engine.Options.SelfCheck
+	Workers      int           `json:"workers,omitempty"`    // see engine.Options.Workers
 	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
 	// (default 10).
 	Deadline float64 `json:"deadline,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,35 @@ func TestFindingsNameNoAbsolutePath(t *testing.T) {
 	}
 	if strings.Contains(out.String(), wd) {
 		t.Errorf("output names the absolute path %s:\n%s", wd, out.String())
+	}
+}
+
+// TestCheckWorkers: -workers says how many instances of the model expand a breadth-first level
+// (each built by the model's builder, which prints a line), and the counts do not change.
+func TestCheckWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds worker binaries")
+	}
+	var first string
+	for _, c := range []struct{ workers, builds int }{{1, 1}, {2, 3}, {3, 4}} {
+		code, out, errs := runCheckArgs(t, "Grid", nil, service.RunSettings{Workers: c.workers}, true, "./testdata/workers")
+		if code != 0 {
+			t.Fatalf("-workers %d: exit %d: %s", c.workers, code, errs)
+		}
+		if n := strings.Count(errs, "[model stdout] built"); n != c.builds {
+			t.Errorf("-workers %d: the model was built %d times, want %d:\n%s", c.workers, n, c.builds, errs)
+		}
+		var res struct {
+			States, Transitions int64
+			Depth               int
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if got := fmt.Sprintf("%+v", res); first == "" {
+			first = got
+		} else if got != first {
+			t.Errorf("-workers %d: %s, want %s as with one worker", c.workers, got, first)
+		}
 	}
 }

@@ -29,6 +29,7 @@ func TestBadArguments(t *testing.T) {
 		{"check -steps -3 ./a", "cmcdap check: -steps -3: want 1 or more (the length of a random walk)"},
 		{"check -deadline 0 ./a", "cmcdap check: -deadline 0: want a positive number of seconds, e.g. -deadline 10"},
 		{"check -selfcheck -2 ./a", "cmcdap check: -selfcheck -2: want -1 or more (0 means none, -1 every transition)"},
+		{"check -workers -1 ./a", "cmcdap check: -workers -1: want 0 or more (0 means one per core, 1 a single one)"},
 		{"check -deadline -2 ./a", "cmcdap check: -deadline -2: want a positive number of seconds, e.g. -deadline 10"},
 		{"check -deadline NaN ./a", "cmcdap check: -deadline NaN: want a positive number of seconds, e.g. -deadline 10"},
 		{"check -deadline Inf ./a", "cmcdap check: -deadline +Inf: want a positive number of seconds, e.g. -deadline 10"},

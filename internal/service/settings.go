@@ -25,6 +25,9 @@ type RunSettings struct {
 	// SelfCheck is how many transitions to self-check: N, 0 for none, -1 for every one.
 	SelfCheck int64 `json:"self_check"`
 	Memory    int64 `json:"memory,omitempty"` // the worker's memory limit in bytes (0: the default)
+	// Workers is how many instances of the model expand a breadth-first level at once (0: one per
+	// core, 1: one); the result is the same for any number.
+	Workers int `json:"workers,omitempty"`
 	// Bookmark is the bookmarked state the check started from; FromSteps the steps of its trace
 	// that lead there.
 	Bookmark  string `json:"bookmark,omitempty"`
@@ -51,7 +54,7 @@ func (s *RunSettings) Validate() error {
 func (s *RunSettings) options(from *engine.Trace) *worker.CheckOptions {
 	o := &worker.CheckOptions{Search: s.Search, MaxDepth: s.MaxDepth, MaxStates: s.MaxStates, All: s.All,
 		Exact: s.Exact, Steps: s.Steps, Seed: s.Seed, Keep: s.Keep, Deadline: s.Deadline,
-		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory}
+		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory, Workers: s.Workers}
 	if from != nil {
 		o.From, o.FromSteps = from, s.FromSteps
 	}

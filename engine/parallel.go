@@ -1,0 +1,537 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cmc-go/cmc"
+)
+
+// Parallel breadth-first search. A level's states are cut into contiguous chunks; workers, each
+// with its own instance of the model (Options.Build), its own Machine, decoder and encoder, expand
+// chunks at the same time: restore a state, evaluate the enabling conditions, run every handler
+// with every Choose combination, capture and hash each successor, and judge it (step invariants;
+// for a successor not already in the visited set, invariants and constraints, on the objects the
+// handler left, as the sequential search does). Each worker writes what it found, in order, into
+// its chunk. The search's goroutine takes the chunks in chunk order and does with each record
+// exactly what the sequential search does after a capture (visited set, trail, counts, reports,
+// state bound, progress), so the result is the sequential search's, whatever the scheduling: the
+// same states, transitions, depth, first violation and trace.
+//
+// The machines share one pool (pool.go), so a State means the same to all of them. User code (a
+// handler, an enabling condition, an invariant) runs under one lock, one call at a time, as it
+// does in the sequential search: cmc.Choose answers from one process-wide context, the worker's
+// watchdog counts calls into user code, and the model's code may keep state outside the checked
+// values (a cache, a counter) that no two calls should change at once. What runs in parallel is
+// the checker's own work: restoring, capturing, hashing and interning.
+//
+// What the workers do past the point where the sequential search stops (a violation, the state
+// bound) is thrown away. The model's own side effects there (output printed by a handler) happen
+// anyway, and a worker may meet a hang or crash there first; the coordinator then re-runs the
+// search sequentially to trace it (Options.Reproduce), which reaches the sequential result.
+//
+// The search stays on one goroutine when parallel expansion could change its result or cannot be
+// set up: no Build, one worker, a Reproduce run, while the self-check samples transitions, small
+// levels, a model whose states reach package-level variables (canon/globals.go: every instance
+// would share them), or an instance whose initial state differs from the first's.
+
+// minParallelLevel is the smallest level handed to workers: below it, starting them costs more
+// than it saves.
+const minParallelLevel = 64
+
+type parallel struct {
+	s       *search
+	n       int        // workers wanted
+	user    sync.Mutex // held while user code runs
+	workers []*bfsWorker
+	todo    chan *chunk
+	spare   []*chunk
+	halt    atomic.Bool // the level is over: leave the rest of the chunk
+	wg      sync.WaitGroup
+	off     bool     // workers are out for this search
+	exit    Position // the run where a merged record says the model called runtime.Goexit
+}
+
+// parallel returns the search's parallel expansion, or nil when the options rule it out.
+func (s *search) parallel() *parallel {
+	n := s.opts.Workers
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil {
+		return nil
+	}
+	return &parallel{s: s, n: n}
+}
+
+// use reports whether workers expand a level of states states, starting them the first time.
+func (p *parallel) use(states int) bool {
+	if p == nil || p.off {
+		return false
+	}
+	s := p.s
+	if s.checked < s.limit || s.mc.globals || states < minParallelLevel {
+		return false
+	}
+	if p.workers == nil && !p.start() {
+		p.off = true
+		return false
+	}
+	return true
+}
+
+// start builds the workers' machines and starts them.
+func (p *parallel) start() bool {
+	s := p.s
+	var workers []*bfsWorker
+	for range p.n {
+		m, err := p.build()
+		if err != nil {
+			return false
+		}
+		mc, init, err := newMachineOn(m, true, s.mc.pool)
+		if err != nil || !slices.Equal(init, s.init) || mc.globals {
+			return false // a builder that is not a function of its parameters, say
+		}
+		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(judged)})
+	}
+	p.workers = workers
+	p.todo = make(chan *chunk, p.window())
+	s.visited.readers = true
+	for _, w := range workers {
+		p.wg.Add(1)
+		go w.loop(p.todo)
+	}
+	return true
+}
+
+// build makes another instance of the model; the first one built, so a failure here is not the
+// user's to see: the search goes on with one.
+func (p *parallel) build() (m *cmc.Model, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("the model's builder panicked: %v", r)
+		}
+	}()
+	m, err = p.s.opts.Build()
+	if err == nil && m == nil {
+		err = fmt.Errorf("the model's builder returned nil")
+	}
+	return m, err
+}
+
+// window is how many chunks may be handed out and not yet merged.
+func (p *parallel) window() int { return 2*p.n + 2 }
+
+// close stops the workers (they are idle between levels).
+func (p *parallel) close() {
+	if p == nil || p.todo == nil {
+		return
+	}
+	close(p.todo)
+	p.todo = nil
+	p.wg.Wait()
+}
+
+// A chunk is a run of consecutive states of a level and what expanding them found, in order.
+type chunk struct {
+	first int      // the level index of the first state
+	idx   []int32  // the states' trail indexes
+	ids   []uint32 // their component ids, one state after another
+	recs  []record
+	succ  []uint32 // successors' component ids, for the records with one
+	vals  []int32  // Choose values of the runs
+	// globals: a capture met a package-level variable; the search expands the chunk itself.
+	globals bool
+	done    chan struct{}
+}
+
+func (c *chunk) reset() {
+	c.idx, c.ids, c.succ, c.vals = c.idx[:0], c.ids[:0], c.succ[:0], c.vals[:0]
+	c.globals = false
+	clear(c.recs)
+	c.recs = c.recs[:0]
+}
+
+type recordKind uint8
+
+const (
+	recRun      recordKind = iota // a handler run
+	recFail                       // an enabling condition failed
+	recDeadlock                   // no event enabled, and the model makes that an error
+	recEnd                        // the state is expanded
+	recErr                        // the worker could not go on: err
+	recGoexit                     // the model's code called runtime.Goexit
+)
+
+// A record is one thing the sequential search would do, in its order.
+type record struct {
+	kind    recordKind
+	seen    bool // the successor was already in the visited set
+	cut     bool // a constraint keeps the successor from being expanded
+	inRun   bool // recGoexit: inside a handler run (else an enabling condition or invariant)
+	state   int32
+	event   int32
+	attempt int32
+	vOff    uint32 // vals[vOff:vOff+vN] are the run's Choose values
+	vN      uint32
+	sOff    uint32 // succ[sOff:sOff+k] is the successor
+	hash    uint64
+	fail    *Failure   // of the run, or of the enabling conditions
+	viol    *Violation // a step invariant's, or the deadlock
+	inv     *Violation // an invariant's on the new state
+	err     error      // the capture's, or recErr's
+}
+
+// level expands the states of cur with the workers, merging their chunks in order. It returns
+// the index of the first state the search itself must expand (cur.len() when the workers did
+// them all) and whether the search stopped.
+func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, err error) {
+	s := p.s
+	n := cur.len()
+	size := min(max(n/(8*p.n), 16), 256)
+	var queue []*chunk
+	p.halt.Store(false)
+	drain := func() {
+		p.halt.Store(true)
+		for _, c := range queue {
+			<-c.done
+			p.spare = append(p.spare, c)
+		}
+		queue = nil
+		s.visited.settle()
+	}
+	defer drain()
+	issued := 0
+	for issued < n || len(queue) > 0 {
+		for issued < n && len(queue) < p.window() {
+			c := p.chunk()
+			c.first = issued
+			for i := issued; i < min(issued+size, n); i++ {
+				idx, _, st, err := cur.at(i)
+				if err != nil {
+					return 0, false, err
+				}
+				c.idx = append(c.idx, idx)
+				c.ids = append(c.ids, st...)
+			}
+			issued += len(c.idx)
+			queue = append(queue, c)
+			p.todo <- c
+		}
+		c := queue[0]
+		queue = queue[1:]
+		<-c.done
+		p.exit = Position{State: -1}
+		stopped, redo, err := p.merge(c, cur, next, depth)
+		p.spare = append(p.spare, c)
+		switch {
+		case p.exit.State >= 0:
+			// The model's code called runtime.Goexit where the sequential search would have run
+			// it: end this goroutine as it would have, once no worker runs, with that run
+			// published last.
+			drain()
+			if s.opts.Begin != nil {
+				s.opts.Begin(p.exit.State, p.exit.Event, p.exit.Attempt)
+			}
+			runtime.Goexit()
+		case err != nil:
+			return 0, false, err
+		case stopped:
+			return n, true, nil
+		case redo:
+			// A capture met a package-level variable: from this chunk on, one instance.
+			p.off = true
+			return c.first, false, nil
+		}
+	}
+	return n, false, nil
+}
+
+func (p *parallel) chunk() *chunk {
+	if k := len(p.spare); k > 0 {
+		c := p.spare[k-1]
+		p.spare = p.spare[:k-1]
+		c.reset()
+		return c
+	}
+	return &chunk{done: make(chan struct{}, 1)}
+}
+
+// merge does what the sequential search does with each record of c, in order. It reports whether
+// the search stopped, or whether c must be expanded again by the search itself (redo).
+func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo bool, err error) {
+	s := p.s
+	if c.globals {
+		return false, true, nil
+	}
+	k := len(s.init)
+	for ri := range c.recs {
+		r := &c.recs[ri]
+		i := int(r.state)
+		idx := c.idx[i]
+		switch r.kind {
+		case recEnd:
+			if s.stop {
+				return true, false, nil
+			}
+			s.tick(depth, cur.len()-(c.first+i)+next.len())
+			continue
+		case recFail:
+			p.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+		case recDeadlock:
+			p.violation(idx, nil, r.viol)
+		case recErr:
+			return false, false, r.err
+		case recGoexit:
+			p.exit = s.lastRun
+			if r.inRun {
+				p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
+			}
+			return true, false, nil
+		case recRun:
+			s.res.Transitions++
+			s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}
+			step := func() *pathStep {
+				v := make([]int, r.vN)
+				for j := range v {
+					v[j] = int(c.vals[int(r.vOff)+j])
+				}
+				return &pathStep{event: int(r.event), values: v}
+			}
+			switch {
+			case r.fail != nil:
+				p.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+			case r.err != nil:
+				return false, false, s.captureError(idx, *step(), r.err)
+			case r.viol != nil:
+				p.violation(idx, step(), r.viol)
+			case r.seen:
+			default:
+				st := State(c.succ[r.sOff : int(r.sOff)+k : int(r.sOff)+k])
+				s.key = st.key(s.key[:0])
+				if !s.visited.add(r.hash, s.key) {
+					break
+				}
+				nidx := int32(s.trail.len())
+				s.trail.add(trailEntry{parent: idx, event: r.event, off: uint32(s.values.len()), n: r.vN})
+				for _, v := range c.vals[r.vOff : r.vOff+r.vN] {
+					s.values.add(v)
+				}
+				s.res.States++
+				s.res.Depth = max(s.res.Depth, depth+1)
+				switch {
+				case r.inv != nil:
+					p.violation(nidx, nil, r.inv)
+				case r.cut:
+					s.res.Cut++
+				default:
+					next.push(nidx, depth+1, st)
+				}
+			}
+		}
+		if s.stop {
+			return true, false, nil
+		}
+	}
+	return false, false, nil
+}
+
+// violation reports a violation as the search does; reporting re-runs its path on the search's
+// machine, which is user code.
+func (p *parallel) violation(idx int32, last *pathStep, v *Violation) {
+	p.user.Lock()
+	defer p.user.Unlock()
+	p.s.violation(idx, last, v)
+}
+
+// A bfsWorker expands chunks with its own machine.
+type bfsWorker struct {
+	p       *parallel
+	mc      *Machine
+	exact   bool
+	enabled []int
+	prefix  []int
+	next    State
+	before  []any
+	state   int32 // the state being expanded, in its chunk
+	run     Position
+	inRun   bool
+	judged  *judged
+}
+
+// judged remembers the hashes of successors a worker handed over for the visited set, in a small
+// direct-mapped table (a newer hash takes an older one's slot). A worker takes chunks in order, and
+// the search merges them in order, so by the time the search reaches a later successor with one of
+// these hashes, the earlier one is in the visited set: the later one needs no invariants, no
+// constraints and no copy. Most successors of a breadth-first level are reached from several states
+// of the level before, and the visited set has them only once their chunk is merged.
+type judged [1 << 14]uint64
+
+func (j *judged) has(h uint64) bool { h = max(h, 1); return j[h&(uint64(len(j))-1)] == h } // 0 as visited has it
+
+func (j *judged) add(h uint64) { h = max(h, 1); j[h&(uint64(len(j))-1)] = h }
+
+func (w *bfsWorker) loop(todo <-chan *chunk) {
+	defer w.p.wg.Done()
+	for c := range todo {
+		w.chunk(c, todo)
+		c.done <- struct{}{}
+	}
+}
+
+// chunk expands c's states, recording what the sequential search would do with each.
+func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		if r := recover(); r != nil {
+			// A bug of ours: say so where the search's goroutine will see it.
+			c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", r)})
+			return
+		}
+		// The model's code called runtime.Goexit, which ends this goroutine; another takes its
+		// place, and the search's goroutine calls it too if the sequential search would have.
+		c.recs = append(c.recs, record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt)})
+		c.done <- struct{}{}
+		w.p.wg.Add(1)
+		go w.loop(todo)
+	}()
+	k := len(w.mc.Def.Components)
+	for i := range c.idx {
+		if w.p.halt.Load() {
+			break
+		}
+		w.state = int32(i)
+		if !w.expand(c, c.idx[i], State(c.ids[i*k:(i+1)*k:(i+1)*k])) {
+			break
+		}
+		c.recs = append(c.recs, record{kind: recEnd, state: int32(i)})
+	}
+	finished = true
+}
+
+// expand is the search's expand and successor, recording instead of deciding. It returns false
+// when the chunk cannot go on.
+func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
+	mc := w.mc
+	if err := mc.Load(st); err != nil {
+		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
+		return false
+	}
+	enabled, fail := w.enabledLive()
+	w.enabled = enabled
+	if fail != nil {
+		c.recs = append(c.recs, record{kind: recFail, state: w.state, fail: fail})
+		return true
+	}
+	for _, ei := range enabled {
+		ev := mc.Def.Events[ei]
+		prefix := w.prefix[:0]
+		for attempt := 0; ; attempt++ {
+			if err := mc.Load(st); err != nil {
+				c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
+				return false
+			}
+			out := w.runOnce(idx, ei, attempt, ev, prefix)
+			r := record{kind: recRun, state: w.state, event: int32(ei), attempt: int32(attempt),
+				vOff: uint32(len(c.vals)), vN: uint32(len(out.Points))}
+			for _, pt := range out.Points {
+				c.vals = append(c.vals, int32(pt.Value))
+			}
+			if !w.successor(c, &r, st, ev, out) {
+				c.recs = append(c.recs, r)
+				return false
+			}
+			c.recs = append(c.recs, r)
+			var more bool
+			prefix, more = nextPrefix(prefix, out.Points)
+			if !more {
+				break
+			}
+		}
+		w.prefix = prefix
+	}
+	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
+		c.recs = append(c.recs, record{kind: recDeadlock, state: w.state, viol: v})
+	}
+	return true
+}
+
+// successor captures and judges what one run left, into r. It returns false when the chunk
+// cannot go on.
+func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out Outcome) bool {
+	mc := w.mc
+	if r.fail = out.Failure; r.fail != nil {
+		return true
+	}
+	w.next = append(w.next[:0], st...)
+	if err := mc.capture(w.next, ev.Touches); err != nil {
+		r.err = err
+		return false
+	}
+	if mc.globals {
+		c.globals = true
+		return false
+	}
+	if len(mc.Def.StepChecks) > 0 {
+		if r.viol = w.stepVerdict(); r.viol != nil {
+			return true
+		}
+	}
+	r.hash = mc.Hash(w.next)
+	if !w.exact && (w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
+		r.seen = true
+		return true
+	}
+	if !w.exact {
+		w.judged.add(r.hash)
+	}
+	r.sOff = uint32(len(c.succ))
+	c.succ = append(c.succ, w.next...)
+	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 {
+		r.inv, r.cut = w.stateVerdict()
+	}
+	return true
+}
+
+// The calls into user code, each under the search's lock.
+
+func (w *bfsWorker) enabledLive() ([]int, *Failure) {
+	w.p.user.Lock()
+	defer w.p.user.Unlock()
+	return w.mc.enabledLive(w.enabled[:0])
+}
+
+func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []int) Outcome {
+	w.p.user.Lock()
+	defer w.p.user.Unlock()
+	w.before = w.mc.CaptureStep()
+	w.run, w.inRun = Position{int64(idx), ei, attempt}, true
+	if b := w.p.s.opts.Begin; b != nil {
+		b(int64(idx), ei, attempt)
+	}
+	out := w.mc.Run(ev, prefix, false, nil)
+	w.inRun = false
+	return out
+}
+
+func (w *bfsWorker) stepVerdict() *Violation {
+	w.p.user.Lock()
+	defer w.p.user.Unlock()
+	return w.mc.StepVerdict(w.before)
+}
+
+func (w *bfsWorker) stateVerdict() (*Violation, bool) {
+	w.p.user.Lock()
+	defer w.p.user.Unlock()
+	if v := w.mc.StateVerdict(); v != nil {
+		return v, false
+	}
+	return nil, w.mc.cut()
+}
