@@ -69,8 +69,7 @@ func Resolve(ctx context.Context, dir, pattern string) (*Package, error) {
 // models) and serves requests. The go build cache makes rebuilds of unchanged code fast.
 func Build(ctx context.Context, p *Package) (string, error) { return build(ctx, p, false) }
 
-// BuildDebug compiles the package into a worker for a Go debugger: without optimisations or
-// inlining (-gcflags=all=-N -l), so every line has its code and every local its value.
+// BuildDebug compiles the package into a worker for a Go debugger (debugFlags).
 func BuildDebug(ctx context.Context, p *Package) (string, error) { return build(ctx, p, true) }
 
 func build(ctx context.Context, p *Package, debug bool) (string, error) {
@@ -101,7 +100,7 @@ func build(ctx context.Context, p *Package, debug bool) (string, error) {
 	args := []string{"build", "-overlay", ov}
 	if debug {
 		bin += "-debug"
-		args = append(args, "-gcflags=all=-N -l")
+		args = append(args, debugFlags(p.ImportPath)...)
 	}
 	// Build to a file of our own and rename it into place: two sessions may build the same
 	// package at once, and a worker may be running the previous binary.
@@ -126,6 +125,16 @@ func build(ctx context.Context, p *Package, debug bool) (string, error) {
 		return "", fmt.Errorf("install worker binary: %w", err)
 	}
 	return bin, nil
+}
+
+// debugFlags build a worker for a debugger: the user's code and its dependencies without
+// optimisations or inlining, so every line has its code and every local its value, but the
+// standard library and cmc's own packages (which replay the steps before the one debugged)
+// optimised, except the worker's StepEnter and StepLeave, whose arguments the debugger reads.
+// The go command applies the last pattern a package matches.
+func debugFlags(pkg string) []string {
+	return []string{"-gcflags=all=-N -l", "-gcflags=std=", "-gcflags=github.com/cmc-go/cmc/...=",
+		"-gcflags=github.com/cmc-go/cmc/worker=-N -l", "-gcflags=" + pkg + "=-N -l"}
 }
 
 // writeAtomic writes a file of our own next to path and renames it over path, so a reader sees

@@ -232,8 +232,9 @@ func TestScanLines(t *testing.T) {
 	}
 }
 
-// BenchmarkDebugNext is one line step (next) inside step 17 of the AODV loop under Delve, as the
-// session relays it: Delve's own time plus this client's.
+// BenchmarkDebugNext is one line step (next) inside step 17 of the AODV loop under Delve: "cmc"
+// as the session relays it (Delve's next, then the stack to see where it stopped), "delve" the
+// next request and its stopped event alone.
 func BenchmarkDebugNext(b *testing.B) {
 	dlv, err := FindDelve(os.Getenv("CMC_DLV"))
 	if err != nil {
@@ -241,31 +242,46 @@ func BenchmarkDebugNext(b *testing.B) {
 	}
 	ctx := context.Background()
 	p, tr, _, dbin := loop(b)
-	var d *Debugger
-	var st Stop
-	enter := func() {
-		if d != nil {
+	for _, raw := range []bool{false, true} {
+		name := map[bool]string{false: "cmc", true: "delve"}[raw]
+		b.Run(name, func(b *testing.B) {
+			var d *Debugger
+			var st Stop
+			enter := func() {
+				if d != nil {
+					d.Close()
+				}
+				if d, err = DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: tr, Step: 17}, nil); err != nil {
+					b.Fatal(err)
+				}
+				if st, err = d.Enter(ctx, nil, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			enter()
+			b.ResetTimer()
+			for i := range b.N {
+				next := &dap.NextRequest{Request: request("next"), Arguments: dap.NextArguments{ThreadId: st.Thread}}
+				if raw && i%8 != 7 {
+					if _, err := d.c.Do(ctx, next); err != nil {
+						b.Fatal(err)
+					}
+					if e, err := d.nextStop(ctx); err != nil || e == nil {
+						b.Fatalf("no stop: %v", err)
+					}
+					continue
+				}
+				// Every 8th raw step goes through Resume too, to notice the end of the handler.
+				if st, err = d.Resume(ctx, next); err != nil {
+					b.Fatal(err)
+				}
+				if st.Done {
+					b.StopTimer()
+					enter() // the handler returned: into the step again, off the clock
+					b.StartTimer()
+				}
+			}
 			d.Close()
-		}
-		if d, err = DebugStep(ctx, dlv, dbin, p.Dir, worker.StepArgs{Model: "AODVSpecBug", Trace: tr, Step: 17}, nil); err != nil {
-			b.Fatal(err)
-		}
-		if st, err = d.Enter(ctx, nil, true); err != nil {
-			b.Fatal(err)
-		}
+		})
 	}
-	enter()
-	b.ResetTimer()
-	for range b.N {
-		st, err = d.Resume(ctx, &dap.NextRequest{Request: request("next"), Arguments: dap.NextArguments{ThreadId: st.Thread}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st.Done {
-			b.StopTimer()
-			enter() // the handler returned: into the step again, off the clock
-			b.StartTimer()
-		}
-	}
-	d.Close()
 }
