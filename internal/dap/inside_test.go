@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -164,5 +165,41 @@ func TestBreakOnAnyLine(t *testing.T) {
 	daptest.Expect[*dap.ReverseContinueResponse](t, c)
 	if e := daptest.ExpectStopped(t, c, "breakpoint"); e.Body.Description != "Paused on breakpoint in step 17: rerr.go:49" {
 		t.Fatalf("reverse continue stopped %q", e.Body.Description)
+	}
+}
+
+// TestConditionalBreakOnAnyLine: a condition on a line of the code is Go, evaluated by Delve inside
+// each step that runs the line. Router.Receive's first line runs in every delivery; with "from
+// == 3" continue passes the deliveries from other routers (each step runs and ends under Delve)
+// and stops in the first step that delivers a message from D.
+func TestConditionalBreakOnAnyLine(t *testing.T) {
+	dlv := delvePath(t)
+	c, tr, _ := openAODV(t, map[string]any{"program": aodvDir(), "goDebugger": dlv})
+	first := 0 // the first step that delivers a message from D
+	for i, st := range tr.Steps {
+		for _, n := range st.Notes {
+			if first == 0 && n.Kind == "deliver" && n.From == "D" {
+				first = i + 1
+			}
+		}
+	}
+	if first == 0 {
+		t.Fatal("no delivery from D in the loop's trace")
+	}
+	c.Send("setBreakpoints", map[string]any{"source": map[string]any{"path": filepath.Join(aodvDir(), "router.go")},
+		"breakpoints": []map[string]any{{"line": 111, "condition": "from == 3"}}})
+	daptest.Expect[*dap.SetBreakpointsResponse](t, c)
+	if b := daptest.Expect[*dap.BreakpointEvent](t, c).Body.Breakpoint; !b.Verified || !strings.HasPrefix(b.Message, "runs in steps ") {
+		t.Fatalf("after the scan: %+v", b)
+	}
+	c.Send("cmc/gotoStep", map[string]any{"step": 0})
+	daptest.ExpectCustom(t, c, "cmc/gotoStep", nil)
+	daptest.ExpectStopped(t, c, "goto")
+	e := cont(t, c, "breakpoint")
+	if want := fmt.Sprintf("Paused on breakpoint in step %d: router.go:111", first); e.Body.Description != want {
+		t.Fatalf("continue stopped %q, want %q", e.Body.Description, want)
+	}
+	if got := evaluate(t, c, "from", "repl"); got != "3 = 0x3" {
+		t.Fatalf("from = %s at the stop", got)
 	}
 }

@@ -194,6 +194,16 @@ describe("inside the VS Code panel", () => {
     await page.evaluate(() => window.postMessage({ type: "cmc/step", step: 1, stopped: true }, "*"));
     await page.waitForFunction((k) => window.__cmcRenders > k && window.__cmcState.step === 1, n);
     await page.screenshot({ path: v.out("panel.png") });
+    // "what if…" on the step shown asks the panel for its alternatives (the extension's What If).
+    await page.locator(".bar .step button.what-if").click();
+    await page.waitForFunction(() => window.__posted.some((m) => m.type === "cmc/whatIf"));
+    assert.deepEqual(await page.evaluate(() => window.__posted.find((m) => m.type === "cmc/whatIf")), { type: "cmc/whatIf", step: 1 });
+    // The panel can show two traces compared (Compare with Trace…), and close goes back.
+    await page.evaluate((ids) => window.postMessage({ type: "cmc/compare", a: ids.aodv, b: ids.whatif }, "*"), v.ids);
+    await page.locator(".compare-summary").waitFor();
+    assert.match(await page.locator(".compare-summary span").innerText(), /they part at step 17/);
+    await page.locator(".compare-summary button.close").click();
+    await page.waitForFunction(() => window.__cmcState.step === 1 && document.querySelector("svg.chart .row.current")?.getAttribute("data-step") === "1");
   });
 });
 

@@ -176,45 +176,12 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
     reg('cmc.whatIfFrame', async (...args: unknown[]) => {
       const c = frameSession(d, args);
       const step = c && frameStep(c, args);
-      if (!c || step === undefined) return;
-      if (step === 0) {
-        void vscode.window.showInformationMessage('cmc: step 0 is the initial state: ask what if on a later step');
-        return;
-      }
-      let alts;
-      try {
-        alts = await c.request('cmc/alternatives', { step });
-      } catch (e) {
-        void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
-        return;
-      }
-      if (alts.alternatives.length === 0) {
-        void vscode.window.showInformationMessage(`cmc: step ${step} could not have gone otherwise: its Choose calls had one value each and no other event was enabled`);
-        return;
-      }
-      const pick = await vscode.window.showQuickPick(
-        alts.alternatives.map((a) => ({ label: a.what, description: `${a.proc}.${a.event}`, alternative: a })),
-        { placeHolder: `What if step ${step} had gone differently?` },
-      );
-      if (!pick) return;
-      let b;
-      try {
-        b = await c.request('cmc/branch', { step, alternative: pick.alternative });
-      } catch (e) {
-        void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
-        return;
-      }
-      d.traces.refresh();
-      void vscode.window.showInformationMessage(`cmc: what if step ${step}: ${pick.label}: trace #${b.trace}; ${b.violation ? `at once: ${b.violation}` : 'nothing breaks at that step (Check from Here searches on)'}`);
-      const folder = folderFor();
-      const config = { ...openTraceConfig(b.trace, dbFor(folder), programOf(d)), name: `What if #${c.trace() ?? '?'} step ${step}` };
-      // Show the step that went differently once the new session stops.
-      const shown = d.sessions.onDidStopFirst((s) => {
-        if (s.session.configuration.trace !== b.trace) return;
-        shown.dispose();
-        if (!b.violation) void request(s, 'cmc/gotoStep', { step });
-      });
-      if (!(await vscode.debug.startDebugging(folder, config as vscode.DebugConfiguration))) shown.dispose();
+      if (c && step !== undefined) await whatIf(d, c, step);
+    }),
+    // The same from the views panel's "what if…" on the step it shows (panel.ts).
+    reg('cmc.whatIfStep', async (step: number) => {
+      const c = needSession(d);
+      if (c && typeof step === 'number') await whatIf(d, c, step);
     }),
     reg('cmc.openViews', () => d.panel.open()),
     reg('cmc.openViewsInBrowser', async () => {
@@ -238,6 +205,53 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       if (pick) await request(c, 'cmc/gotoStep', { step: pick.choice.step });
     }),
   ];
+}
+
+/**
+ * What if step `step` of c's trace had gone differently: another value of one of its Choose
+ * calls, or another enabled event. The branch is a new stored trace (derived from this one),
+ * opened in a session of its own at the step that went differently; Check from Here there
+ * searches on.
+ */
+async function whatIf(d: CommandDeps, c: CmcSession, step: number): Promise<void> {
+  if (step === 0) {
+    void vscode.window.showInformationMessage('cmc: step 0 is the initial state: ask what if on a later step');
+    return;
+  }
+  let alts;
+  try {
+    alts = await c.request('cmc/alternatives', { step });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+    return;
+  }
+  if (alts.alternatives.length === 0) {
+    void vscode.window.showInformationMessage(`cmc: step ${step} could not have gone otherwise: its Choose calls had one value each and no other event was enabled`);
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(
+    alts.alternatives.map((a) => ({ label: a.what, description: `${a.proc}.${a.event}`, alternative: a })),
+    { placeHolder: `What if step ${step} had gone differently?` },
+  );
+  if (!pick) return;
+  let b;
+  try {
+    b = await c.request('cmc/branch', { step, alternative: pick.alternative });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+    return;
+  }
+  d.traces.refresh();
+  void vscode.window.showInformationMessage(`cmc: what if step ${step}: ${pick.label}: trace #${b.trace}; ${b.violation ? `at once: ${b.violation}` : 'nothing breaks at that step (Check from Here searches on)'}`);
+  const folder = folderFor();
+  const config = { ...openTraceConfig(b.trace, dbFor(folder), programOf(d)), name: `What if #${c.trace() ?? '?'} step ${step}` };
+  // Show the step that went differently once the new session stops.
+  const shown = d.sessions.onDidStopFirst((s) => {
+    if (s.session.configuration.trace !== b.trace) return;
+    shown.dispose();
+    if (!b.violation) void request(s, 'cmc/gotoStep', { step });
+  });
+  if (!(await vscode.debug.startDebugging(folder, config as vscode.DebugConfiguration))) shown.dispose();
 }
 
 /** The package of the running cmc session, else of the last check launched here. */

@@ -139,12 +139,14 @@ export class ViewsPanel implements vscode.Disposable {
 
   private comparing?: { a: number; b: number };
 
-  /** Messages from the page: it may ask the debugger to go to a step it shows. */
+  /** Messages from the page: it may ask the debugger to go to a step it shows, or what if it went otherwise. */
   private onMessage(m: unknown): void {
     if (this.relay?.handle(m)) return;
     const msg = m as { type?: string; step?: unknown };
     const c = this.sessions.active();
-    if (msg?.type === 'cmc/gotoStep' && typeof msg.step === 'number' && c) {
+    if (msg?.type === 'cmc/whatIf' && typeof msg.step === 'number') {
+      void vscode.commands.executeCommand('cmc.whatIfStep', msg.step);
+    } else if (msg?.type === 'cmc/gotoStep' && typeof msg.step === 'number' && c) {
       void c.request('cmc/gotoStep', { step: msg.step }).catch((e: Error) => vscode.window.showErrorMessage(`cmc: ${e.message}`));
     } else if (msg?.type === 'cmc/ready' && c?.views) {
       // The bundle (webview/src/main.ts) takes cmc/config with the server's page URL and token,

@@ -340,10 +340,14 @@ class App {
       return;
     }
     const choices = v.choices.map((c) => `${c.value}/${c.n}`).join(" ");
+    // In the VS Code panel: ask what the step could have done instead (the extension's What If).
+    const whatIf = vscode ? h("button", { type: "button", class: "what-if", title: "What if this step went differently? (another Choose value or event)" }, "what if…") : "";
+    if (whatIf) whatIf.addEventListener("click", () => vscode?.postMessage({ type: "cmc/whatIf", step: v.step }));
     this.stepLine.replaceChildren(
       h("b", {}, `${v.proc}.${v.event}`),
       v.site ? h("span", { class: "site" }, " " + shortSite(v.site)) : "",
-      choices ? h("span", { class: "choices", title: v.choices.map((c) => `${c.value} of ${c.n}${c.label ? ": " + c.label : ""} at ${shortSite(c.site)}`).join("\n") }, ` choose ${choices}`) : "");
+      choices ? h("span", { class: "choices", title: v.choices.map((c) => `${c.value} of ${c.n}${c.label ? ": " + c.label : ""} at ${shortSite(c.site)}`).join("\n") }, ` choose ${choices}`) : "",
+      whatIf);
   }
 
   private publish() {
