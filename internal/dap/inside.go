@@ -39,6 +39,17 @@ const delveIDs = 1 << 30
 // moves through the trace; it reports whether the request was handled.
 func (s *Session) relayInside(m dap.Message) bool {
 	in := s.inside
+	if !s.stopped {
+		// The step runs under Delve: only ending the session leaves it; the usual handlers
+		// refuse what needs a stop.
+		switch req := m.(type) {
+		case *dap.DisconnectRequest, *dap.TerminateRequest, *dap.RestartRequest:
+			s.leaveInside()
+		case *dap.SetBreakpointsRequest:
+			s.delveBreakpoint(req)
+		}
+		return false
+	}
 	switch req := m.(type) {
 	case *dap.StackTraceRequest:
 		if !s.stopped || req.Arguments.ThreadId != s.insideThread() {
@@ -73,9 +84,7 @@ func (s *Session) relayInside(m dap.Message) bool {
 		a.FrameId -= delveIDs
 		s.relayRead(&req.Request, &dap.EvaluateRequest{Request: dap.Request{Command: "evaluate"}, Arguments: a})
 	case *dap.SetBreakpointsRequest:
-		if _, err := in.d.SetBreakpoints(context.Background(), req.Arguments); err != nil {
-			s.output("console", "cmc: "+err.Error()+"\n")
-		}
+		s.delveBreakpoint(req)
 		return false // and at trace level as ever
 	case *dap.NextRequest:
 		s.resumeInside(&req.Request, &dap.NextResponse{Response: response(&req.Request)},
@@ -112,6 +121,15 @@ func (s *Session) relayInside(m dap.Message) bool {
 		return false
 	}
 	return true
+}
+
+// delveBreakpoint sets a file's breakpoints in Delve too (Delve takes them while it runs).
+func (s *Session) delveBreakpoint(req *dap.SetBreakpointsRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.inside.d.SetBreakpoints(ctx, req.Arguments); err != nil {
+		s.output("console", "cmc: "+err.Error()+"\n")
+	}
 }
 
 // insideThread is the thread of the process whose step runs.
@@ -191,6 +209,9 @@ func (s *Session) resumeInside(req *dap.Request, resp dap.Message, delveReq dap.
 	go func() {
 		st, err := d.Resume(ctx, delveReq)
 		s.post(func() {
+			if s.inside == nil || s.inside.d != d {
+				return // left meanwhile (disconnect, restart, a move through the trace): Delve is closed
+			}
 			s.endOp()
 			if err != nil {
 				k := s.inside.step
