@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
@@ -70,18 +71,28 @@ func FindDelve(path string) (string, error) {
 	return "", ErrNoDelve
 }
 
-func goBins() []string {
+// goBins are where go install puts commands: GOBIN, else each GOPATH entry's bin. The go command
+// is asked once per process.
+var goBins = sync.OnceValue(func() []string {
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if err != nil {
+		return nil
+	}
+	return goBinDirs(string(out))
+})
+
+// goBinDirs reads `go env GOBIN GOPATH`: a line each, the first empty when GOBIN is not set.
+func goBinDirs(out string) []string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 {
+		return nil
+	}
+	if lines[0] != "" {
+		return []string{lines[0]}
+	}
 	var dirs []string
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) > 0 && lines[0] != "" {
-			dirs = append(dirs, lines[0])
-		}
-		if len(lines) > 1 {
-			for _, p := range filepath.SplitList(lines[1]) {
-				dirs = append(dirs, filepath.Join(p, "bin"))
-			}
-		}
+	for _, p := range filepath.SplitList(lines[1]) {
+		dirs = append(dirs, filepath.Join(p, "bin"))
 	}
 	return dirs
 }

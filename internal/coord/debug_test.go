@@ -285,3 +285,21 @@ func BenchmarkDebugNext(b *testing.B) {
 		})
 	}
 }
+
+// TestGoBinDirs: dlv is looked for where go install puts it, GOBIN when set, else GOPATH/bin
+// (go env prints an empty line for an unset GOBIN).
+func TestGoBinDirs(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		want []string
+	}{
+		{"\n/root/go\n", []string{"/root/go/bin"}},
+		{"/opt/bin\n/root/go\n", []string{"/opt/bin"}},
+		{"\n/a" + string(filepath.ListSeparator) + "/b\n", []string{"/a/bin", "/b/bin"}},
+		{"", nil},
+	} {
+		if got := goBinDirs(c.out); !slices.Equal(got, c.want) {
+			t.Errorf("goBinDirs(%q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+}

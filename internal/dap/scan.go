@@ -30,9 +30,11 @@ func (s *Session) run(forward bool) {
 			break
 		}
 		if st := s.hitsAt(p); st != nil {
-			if dlv, err := s.delve(); err == nil && st.enter {
-				s.enter(dlv, p.Step, false, forward) // stop on the line, inside the step
-				return
+			if st.enter {
+				if dlv, err := s.delve(); err == nil {
+					s.enter(dlv, p.Step, false, forward) // stop on the line, inside the step
+					return
+				}
 			}
 			s.stopAt(p, *st)
 			return
