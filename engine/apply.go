@@ -74,7 +74,7 @@ func (mc *Machine) Apply(s State, n int, st *Step, noting bool) (State, Outcome,
 
 // enabled evaluates an event's enabling condition, guarding against panics in it.
 func (mc *Machine) enabled(ev *cmc.Event) (on bool, fail *Failure) {
-	fail, _ = Guard("enabling condition of", ev.Label, func() error {
+	fail, _ = mc.Guard("enabling condition of", ev.Label, func() error {
 		on = ev.Enabled()
 		return nil
 	})

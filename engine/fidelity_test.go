@@ -77,8 +77,10 @@ func realGo(t *testing.T, build fidelityModel, depth int) int {
 // native runs a handler as plain Go, answering its Choose calls from prefix, then 0.
 func native(t *testing.T, ev *cmc.Event, prefix []int) []ChoicePoint {
 	ctx := &runCtx{prefix: prefix}
-	transition.Set(ctx)
-	defer transition.Set(nil)
+	slot := transition.NewSlot()
+	defer slot.Release()
+	slot.Set(ctx)
+	defer slot.Set(nil)
 	ev.Handler()
 	return ctx.points
 }

@@ -21,9 +21,10 @@ type State []uint32
 // handlers on them and captures the result. Search and replay are both built on it, so a trace
 // replays through exactly the code that found it.
 //
-// A Machine holds transition.Lock from NewMachine to Close: user code runs one transition at a time per
+// A Machine holds transition.Lock from NewMachine to Close: one model is checked at a time per
 // process. The worker machines of a parallel search (parallel.go) are the exception: they run
-// while the search's machine holds it, and take turns at user code under the search's own lock.
+// while the search's machine holds it, each on its own goroutine. A machine runs user code in its
+// own transition.Slot, so cmc.Choose in a handler finds the machine running it.
 type Machine struct {
 	Def    *cmc.Definition
 	pool   *pool
@@ -34,6 +35,7 @@ type Machine struct {
 	ran    []uint32    // what each root held when the last handler ran on it
 	live   []liveValue // what each root held when a capture last found it unchanged
 	ctx    runCtx
+	slot   *transition.Slot
 	digest []byte
 	roots  []canon.Root // scratch for capture
 	// builder and builderBytes are shallow copies of the roots made before the first restore, and
@@ -79,7 +81,9 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
 	}
 	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
-		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components))}
+		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
+		slot: transition.NewSlot()}
+	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
 		canon.SetRules(def.Rules) // again, holding the lock: another machine may have run meanwhile
@@ -112,6 +116,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 
 // Close releases the machine (and the process-wide lock on running user code).
 func (mc *Machine) Close() {
+	mc.slot.Release()
 	if !mc.closed {
 		mc.closed = true
 		transition.Lock.Unlock()
@@ -242,12 +247,12 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 	for _, i := range ev.Touches {
 		mc.ran[i], mc.loaded[i] = mc.loaded[i], dirty
 	}
-	transition.Set(&mc.ctx)
+	mc.slot.Set(&mc.ctx)
 	goroutines := runtime.NumGoroutine()
-	transition.Enter()
+	mc.slot.Enter()
 	defer func() {
-		transition.Leave()
-		transition.Set(nil)
+		mc.slot.Leave()
+		mc.slot.Set(nil)
 		out.Points = mc.ctx.points
 		out.Notes = mc.ctx.notes
 		if r := recover(); r != nil {
@@ -262,10 +267,10 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 // Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure whose
 // message says which kind and name of check it was. The message is built only on failure: guards
 // run for every transition.
-func Guard(kind, name string, f func() error) (fail *Failure, err error) {
-	transition.Enter()
+func (mc *Machine) Guard(kind, name string, f func() error) (fail *Failure, err error) {
+	mc.slot.Enter()
 	defer func() {
-		transition.Leave()
+		mc.slot.Leave()
 		if r := recover(); r != nil {
 			fail = failure(r)
 			fail.Message = kind + " " + name + ": " + fail.Message

@@ -42,9 +42,14 @@ type Options struct {
 	// Progress, when set, is called every few thousand transitions (the caller decides how often
 	// to show it: the engine does not read the clock).
 	Progress func(Progress)
-	// Begin, when set, is called before every run of a handler: the worker publishes it so a
-	// transition that hangs or kills the process can be traced afterwards.
+	// Begin, when set, is called before every run of a handler on the search's goroutine: the
+	// worker publishes it so a transition that hangs or kills the process can be traced afterwards.
 	Begin func(state int64, event, attempt int)
+	// Concurrent, when set, is called with true before workers expand a level at once
+	// (parallel.go) and with false after. Meanwhile Begin is not called: several runs are under
+	// way, each recorded in its machine's transition.Slot, where a watchdog finds the one that
+	// hangs; a crash meanwhile names no run, and is traced by searching again with one worker.
+	Concurrent func(on bool)
 	// Reproduce stops the search just before the handler run at a Position (as Begin saw it in an
 	// earlier, identical search) and reports it as a violation of the given kind without running
 	// it: this is how a transition that hung or crashed the worker gets its trace.
@@ -101,6 +106,9 @@ type Result struct {
 	PrefixNote    string `json:"prefix_note,omitempty"`
 	// Rules are the model's rules for types without tags (cmc.Model.Omit), as "omit T.f".
 	Rules []string `json:"rules,omitempty"`
+	// Rerun says why the search ran again on one goroutine, if it did (the coordinator does when
+	// a parallel search crashed with no one transition to blame).
+	Rerun string `json:"rerun,omitempty"`
 	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).
 	SelfChecked int64 `json:"self_checked"`
 }

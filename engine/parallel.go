@@ -22,12 +22,16 @@ import (
 // same states, transitions, depth, first violation and trace.
 //
 // The machines share one pool (pool.go), so a State means the same to all of them. User code (a
-// handler, an enabling condition, an invariant) runs under one lock, one call at a time, as it
-// does in the sequential search: cmc.Choose answers from one process-wide context, the worker's
-// watchdog counts calls into user code, and the model's code may keep state outside the checked
-// values (a cache, a counter) that no two calls should change at once. What runs in parallel is
-// the checker's own work: restoring, capturing, hashing and interning.
-//
+// handler, an enabling condition, an invariant) runs on every worker at once, each on its own
+// instance of the model: cmc.Choose finds the machine of the goroutine that calls it
+// (transition.Slot), and each machine records the handler run it begins in its slot, where the
+// worker's watchdog finds the run that hangs. While workers run, Options.Begin is not called (no
+// one position names what runs); Options.Concurrent says so, and a crash meanwhile is traced by
+// running the search again on one goroutine. The model's code must then not share unsynchronised
+// package-level state between instances outside the checked values (a cache in a package-level
+// map, say): a crash that this causes is traced that way and does not happen on one goroutine,
+// so the search's result is the one goroutine's.
+
 // What the workers do past the point where the sequential search stops (a violation, the state
 // bound) is thrown away. The model's own side effects there (output printed by a handler) happen
 // anyway, and a worker may meet a hang or crash there first; the coordinator then re-runs the
@@ -44,8 +48,7 @@ const minParallelLevel = 64
 
 type parallel struct {
 	s       *search
-	n       int        // workers wanted
-	user    sync.Mutex // held while user code runs
+	n       int // workers wanted
 	workers []*bfsWorker
 	todo    chan *chunk
 	spare   []*chunk
@@ -134,6 +137,9 @@ func (p *parallel) close() {
 	close(p.todo)
 	p.todo = nil
 	p.wg.Wait()
+	for _, w := range p.workers {
+		w.mc.Close()
+	}
 }
 
 // A chunk is a run of consecutive states of a level and what expanding them found, in order.
@@ -195,6 +201,10 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 	size := min(max(n/(8*p.n), 16), 256)
 	var queue []*chunk
 	p.halt.Store(false)
+	if c := s.opts.Concurrent; c != nil {
+		c(true)
+		defer c(false)
+	}
 	drain := func() {
 		p.halt.Store(true)
 		for _, c := range queue {
@@ -234,9 +244,7 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 			// it: end this goroutine as it would have, once no worker runs, with that run
 			// published last.
 			drain()
-			if s.opts.Begin != nil {
-				s.opts.Begin(p.exit.State, p.exit.Event, p.exit.Attempt)
-			}
+			s.begin(p.exit)
 			runtime.Goexit()
 		case err != nil:
 			return 0, false, err
@@ -281,9 +289,9 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 			s.tick(depth, cur.len()-(c.first+i)+next.len())
 			continue
 		case recFail:
-			p.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+			s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
 		case recDeadlock:
-			p.violation(idx, nil, r.viol)
+			s.violation(idx, nil, r.viol)
 		case recErr:
 			return false, false, r.err
 		case recGoexit:
@@ -304,11 +312,11 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 			}
 			switch {
 			case r.fail != nil:
-				p.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+				s.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
 			case r.err != nil:
 				return false, false, s.captureError(idx, *step(), r.err)
 			case r.viol != nil:
-				p.violation(idx, step(), r.viol)
+				s.violation(idx, step(), r.viol)
 			case r.seen:
 			default:
 				st := State(c.succ[r.sOff : int(r.sOff)+k : int(r.sOff)+k])
@@ -325,7 +333,7 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 				s.res.Depth = max(s.res.Depth, depth+1)
 				switch {
 				case r.inv != nil:
-					p.violation(nidx, nil, r.inv)
+					s.violation(nidx, nil, r.inv)
 				case r.cut:
 					s.res.Cut++
 				default:
@@ -338,14 +346,6 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 		}
 	}
 	return false, false, nil
-}
-
-// violation reports a violation as the search does; reporting re-runs its path on the search's
-// machine, which is user code.
-func (p *parallel) violation(idx int32, last *pathStep, v *Violation) {
-	p.user.Lock()
-	defer p.user.Unlock()
-	p.s.violation(idx, last, v)
 }
 
 // A bfsWorker expands chunks with its own machine.
@@ -500,36 +500,20 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 	return true
 }
 
-// The calls into user code, each under the search's lock.
-
-func (w *bfsWorker) enabledLive() ([]int, *Failure) {
-	w.p.user.Lock()
-	defer w.p.user.Unlock()
-	return w.mc.enabledLive(w.enabled[:0])
-}
+func (w *bfsWorker) enabledLive() ([]int, *Failure) { return w.mc.enabledLive(w.enabled[:0]) }
 
 func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []int) Outcome {
-	w.p.user.Lock()
-	defer w.p.user.Unlock()
 	w.before = w.mc.CaptureStep()
 	w.run, w.inRun = Position{int64(idx), ei, attempt}, true
-	if b := w.p.s.opts.Begin; b != nil {
-		b(int64(idx), ei, attempt)
-	}
+	w.mc.slot.Begin(int64(idx), ei, attempt)
 	out := w.mc.Run(ev, prefix, false, nil)
 	w.inRun = false
 	return out
 }
 
-func (w *bfsWorker) stepVerdict() *Violation {
-	w.p.user.Lock()
-	defer w.p.user.Unlock()
-	return w.mc.StepVerdict(w.before)
-}
+func (w *bfsWorker) stepVerdict() *Violation { return w.mc.StepVerdict(w.before) }
 
 func (w *bfsWorker) stateVerdict() (*Violation, bool) {
-	w.p.user.Lock()
-	defer w.p.user.Unlock()
 	if v := w.mc.StateVerdict(); v != nil {
 		return v, false
 	}

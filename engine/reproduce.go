@@ -108,7 +108,7 @@ func (s *search) cause(from State) string {
 		return "the cause is unknown"
 	}
 	for _, inv := range mc.Def.Invariants {
-		Guard("invariant", inv.Name, inv.Check)
+		mc.Guard("invariant", inv.Name, inv.Check)
 		if after, err := mc.CaptureAll(); err == nil && !slices.Equal(before, after) {
 			return fmt.Sprintf("the invariant %s changes the state, and invariants must only read it", inv.Name)
 		}

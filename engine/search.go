@@ -302,10 +302,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 				return nil
 			}
 			before := s.mc.CaptureStep()
-			if s.opts.Begin != nil {
-				s.opts.Begin(int64(idx), ei, attempt)
-				s.lastRun = Position{int64(idx), ei, attempt}
-			}
+			s.begin(Position{int64(idx), ei, attempt})
 			s.attempt = attempt
 			out := mc.Run(ev, prefix, false, nil)
 			s.res.Transitions++
@@ -392,7 +389,7 @@ func values(points []ChoicePoint) []int {
 // cut reports whether a constraint keeps the live state from being expanded.
 func (mc *Machine) cut() bool {
 	for _, c := range mc.Def.Constraints {
-		if fail, err := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
+		if fail, err := mc.Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
 		}
 	}
@@ -473,5 +470,15 @@ func (s *search) report(path []pathStep, v *Violation) {
 	s.res.Violations = append(s.res.Violations, t)
 	if !s.opts.All {
 		s.stop = true
+	}
+}
+
+// begin says which handler run the search's machine begins: to its slot, where the worker's
+// watchdog looks for a run that hangs, and to Options.Begin.
+func (s *search) begin(pos Position) {
+	s.mc.slot.Begin(pos.State, pos.Event, pos.Attempt)
+	if s.opts.Begin != nil {
+		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
+		s.lastRun = pos
 	}
 }

@@ -184,9 +184,7 @@ func (s *search) beginProbe(pos Position) bool {
 	if r := s.opts.Reproduce; r != nil && r.Position == pos {
 		return false
 	}
-	if s.opts.Begin != nil {
-		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
-	}
+	s.begin(pos)
 	return true
 }
 

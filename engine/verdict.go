@@ -58,7 +58,7 @@ func (mc *Machine) Verdict(s State, before []any) (*Violation, error) {
 // before is what CaptureStep returned before it.
 func (mc *Machine) StepVerdict(before []any) *Violation {
 	for i, c := range mc.Def.StepChecks {
-		fail, err := Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
+		fail, err := mc.Guard("step invariant", c.Name, func() error { return c.Check(before[i], c.Capture()) })
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, c.Name, fail.Message, fail.Site)
@@ -72,7 +72,7 @@ func (mc *Machine) StepVerdict(before []any) *Violation {
 // StateVerdict checks the invariants on the live state.
 func (mc *Machine) StateVerdict() *Violation {
 	for _, inv := range mc.Def.Invariants {
-		fail, err := Guard("invariant", inv.Name, inv.Check)
+		fail, err := mc.Guard("invariant", inv.Name, inv.Check)
 		switch {
 		case fail != nil:
 			return NewViolation(fail.Kind, inv.Name, fail.Message, fail.Site)
@@ -113,7 +113,7 @@ func (mc *Machine) enabledLive(dst []int) (out []int, fail *Failure) {
 	i := 0
 	defer func() {
 		if r := recover(); r != nil {
-			transition.Leave()
+			mc.slot.Leave()
 			fail = failure(r)
 			fail.Message = "enabling condition of " + mc.Def.Events[i].Label + ": " + fail.Message
 		}
@@ -121,9 +121,9 @@ func (mc *Machine) enabledLive(dst []int) (out []int, fail *Failure) {
 	for ; i < len(mc.Def.Events); i++ {
 		ev := mc.Def.Events[i]
 		if ev.Enabled != nil {
-			transition.Enter()
+			mc.slot.Enter()
 			on := ev.Enabled()
-			transition.Leave()
+			mc.slot.Leave()
 			if !on {
 				continue
 			}

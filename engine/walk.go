@@ -46,9 +46,7 @@ func (s *search) walk(start State) error {
 			s.report(append(path, pathStep{event: ei}), NewViolation(r.Kind, "", r.Message, ev.File))
 			break
 		}
-		if s.opts.Begin != nil {
-			s.opts.Begin(int64(len(path)), ei, 0)
-		}
+		s.begin(Position{int64(len(path)), ei, 0})
 		out := mc.Run(ev, nil, false, rng.IntN)
 		s.res.Transitions++
 		step := pathStep{event: ei, values: values(out.Points)}

@@ -51,6 +51,9 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 	if res.Cut > 0 {
 		fmt.Fprintf(w, "%s states were not expanded: they are beyond the model's bounds\n", Thousands(res.Cut))
 	}
+	if res.Rerun != "" {
+		fmt.Fprintln(w, "note: "+res.Rerun)
+	}
 	if res.PrefixNote != "" {
 		fmt.Fprintln(w, "note: "+res.PrefixNote)
 	}

@@ -163,6 +163,7 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 		}
 	}
 	opts.Begin = w.pos.set
+	opts.Concurrent = w.pos.setConcurrent
 	// Breadth-first levels are expanded by several instances of the model (engine/parallel.go).
 	opts.Build = func() (*cmc.Model, error) { return build(req.Model, req.Params) }
 	res, err := engine.Check(context.Background(), m, opts)

@@ -42,6 +42,25 @@ func (p *position) set(state int64, event, attempt int) {
 	atomic.StoreInt64(&p.words[3], 1)
 }
 
+// setConcurrent says whether the workers of a parallel search run several transitions at once
+// (engine.Options.Concurrent): then no one position names the running transition.
+func (p *position) setConcurrent(on bool) {
+	if on {
+		atomic.StoreInt64(&p.words[3], several)
+	} else {
+		atomic.StoreInt64(&p.words[3], 0)
+	}
+}
+
+// concurrent is the valid word's value while a parallel search's workers run.
+const several = 2
+
+// concurrent reports whether several transitions were running (setConcurrent).
+func (p *position) concurrent() bool { return atomic.LoadInt64(&p.words[3]) == several }
+
+// active reports whether a check publishes its transitions (one or several).
+func (p *position) active() bool { return p.valid() || p.concurrent() }
+
 // clear says no transition of a check is running (the worker is building a model, say).
 func (p *position) clear() { atomic.StoreInt64(&p.words[3], 0) }
 

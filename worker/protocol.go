@@ -67,6 +67,9 @@ type Crash struct {
 	// NoTrace: the worker was not running a transition of a check (it was building the model,
 	// say), so Position means nothing and there is no trace to reproduce.
 	NoTrace bool `json:"no_trace,omitempty"`
+	// Concurrent: the workers of a parallel search were running several transitions, so no
+	// Position names the one that crashed; the coordinator searches again with one worker.
+	Concurrent bool `json:"concurrent,omitempty"`
 	engine.Position
 }
 

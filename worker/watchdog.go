@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
@@ -28,43 +29,60 @@ func (w *server) setMemory(bytes int64) {
 // watchdog reports a call into user code (a handler, an enabling condition, an invariant, a
 // model's builder) that takes longer than the deadline, or live memory above the limit, in a
 // check or a replay, then exits: Go cannot stop a goroutine, and the coordinator will trace the
-// transition in a fresh worker. transition.UserCode is odd while user code runs and changes with every
-// call, so time spent in the engine, in decoding a long trace or in waiting for requests never
-// counts as a hang.
+// transition in a fresh worker. Each machine's transition.Slot counts its calls into user code
+// (odd while one runs, changed by every call; the workers of a parallel search run at once, each
+// in its own), so time spent in the engine, in decoding a long trace or in waiting for requests
+// never counts as a hang.
 func (w *server) watchdog() {
-	var seen int64 = -1
-	var since time.Time
+	type watch struct {
+		calls int64
+		since time.Time
+	}
+	seen := map[*transition.Slot]watch{}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	// Memory is read often: a handler can allocate gigabytes in a second.
 	for range time.Tick(20 * time.Millisecond) {
-		n := transition.UserCode()
+		slots := transition.Slots()
 		metrics.Read(live)
 		if heap := int64(live[0].Value.Uint64()); heap > w.memory.Load() {
-			w.overMemory(n%2 == 1, heap)
+			w.overMemory(slices.ContainsFunc(slots, func(s *transition.Slot) bool { return s.Calls()%2 == 1 }), heap)
 		}
-		if n%2 == 0 {
-			seen = -1
-			continue
+		now := time.Now()
+		for _, s := range slots {
+			n := s.Calls()
+			if n%2 == 0 {
+				delete(seen, s)
+				continue
+			}
+			if was, ok := seen[s]; !ok || was.calls != n {
+				seen[s] = watch{n, now}
+				continue
+			}
+			if d := time.Duration(w.deadline.Load()); now.Sub(seen[s].since) > d {
+				w.hung(s, d)
+			}
 		}
-		if n != seen {
-			seen, since = n, time.Now()
-			continue
-		}
-		if d := time.Duration(w.deadline.Load()); time.Since(since) > d {
-			w.hung(d)
+		for s := range seen {
+			if !slices.Contains(slots, s) {
+				delete(seen, s) // released
+			}
 		}
 	}
 }
 
-// hung reports the call into user code that has run for longer than d, saying where the model's
-// code is and whether it waits on a channel or a lock or is computing, and exits.
-func (w *server) hung(d time.Duration) {
+// hung reports the call into user code on slot s that has run for longer than d, saying where the
+// model's code is and whether it waits on a channel or a lock or is computing, and exits.
+func (w *server) hung(s *transition.Slot, d time.Duration) {
 	what := "the handler"
 	if name := building.Load(); name != nil {
 		what = "the builder of model " + *name
 	}
 	where := "still running (an infinite loop?)"
-	if g := stackdump.Find(stackdump.Parse(stackdump.All()), w.serving.Load()); g != nil {
+	g := s.Goroutine()
+	if g == 0 {
+		g = w.serving.Load()
+	}
+	if g := stackdump.Find(stackdump.Parse(stackdump.All()), g); g != nil {
 		state := g.Blocked()
 		if state == "running" {
 			state = "still running (an infinite loop?)"
@@ -74,7 +92,13 @@ func (w *server) hung(d time.Duration) {
 			where += " " + at
 		}
 	}
-	w.fatal(&Crash{Kind: "hang", Message: fmt.Sprintf("%s did not return within %s: %s", what, d, where)})
+	c := &Crash{Kind: "hang", Message: fmt.Sprintf("%s did not return within %s: %s", what, d, where)}
+	if state, event, attempt, ok := s.Run(); ok && w.pos.active() && building.Load() == nil {
+		c.Position = engine.Position{State: state, Event: event, Attempt: attempt}
+		w.reply(Reply{Crash: c})
+		os.Exit(3)
+	}
+	w.fatal(c)
 }
 
 // overMemory reports live memory above the limit, in a transition when user code is running,
@@ -91,12 +115,18 @@ func (w *server) overMemory(userCode bool, heap int64) {
 	w.fatal(c)
 }
 
-// fatal sends c and exits; the position file says which transition was running.
+// fatal sends c and exits; the position file says which transition was running, or that the
+// workers of a parallel search were running several.
 func (w *server) fatal(c *Crash) {
-	if w.pos.valid() && building.Load() == nil {
+	switch {
+	case building.Load() != nil:
+		c.NoTrace = true
+	case w.pos.valid():
 		state, event, attempt := w.pos.get()
 		c.Position = engine.Position{State: state, Event: event, Attempt: attempt}
-	} else {
+	case w.pos.concurrent():
+		c.Concurrent = true
+	default:
 		c.NoTrace = true
 	}
 	w.reply(Reply{Crash: c})

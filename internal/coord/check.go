@@ -24,6 +24,29 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 		// Not in a transition (the model's builder, the search's own memory): nothing to trace.
 		return nil, errors.New(died.Crash.Message)
 	}
+	if died.Crash.Concurrent {
+		// Several transitions ran at once (a parallel search): search again on one goroutine,
+		// which finds the one that crashes in the search's own order, or none if the crash came
+		// from instances of the model running at once.
+		one := *req
+		var co worker.CheckOptions
+		if req.Check != nil {
+			co = *req.Check
+		}
+		co.Workers = 1
+		one.Check = &co
+		res, err := checkOnce(ctx, bin, &one, progress, out)
+		if !errors.As(err, &died) {
+			if res != nil {
+				res.Rerun = "the parallel search crashed (" + died.Crash.Message + "), so it ran again on one goroutine"
+			}
+			return res, err
+		}
+		if died.Crash.NoTrace || died.Crash.Concurrent {
+			return nil, errors.New(died.Crash.Message)
+		}
+		req = &one
+	}
 	again := *req
 	again.Reproduce = died.Crash
 	res, err = checkOnce(ctx, bin, &again, nil, out)

@@ -223,6 +223,49 @@ func TestUnrulyFindings(t *testing.T) {
 	}
 }
 
+// TestUnrulyParallel: a crash or hang while a parallel search's workers run several handlers at
+// once is traced to the transition the search, on one goroutine, meets first; a crash that only
+// instances running at once cause leaves the search's result as one goroutine finds it.
+func TestUnrulyParallel(t *testing.T) {
+	for _, c := range []struct{ model, kind, msg string }{
+		{"WideKilled", "crash", "the worker was killed by signal SIGKILL (9)"},
+		{"WideBlock", "hang", "the handler did not return within 1s: blocked on channel (chan receive) at " + unrulyLine(t, "blocks forever, on a parallel")},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			res, err := check(t, c.model, worker.CheckOptions{Workers: 2, SelfCheck: -1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Violations) != 1 {
+				t.Fatalf("%d violations", len(res.Violations))
+			}
+			tr := res.Violations[0]
+			if v := tr.Violation; v.Kind != c.kind || !strings.Contains(v.Message, c.msg) {
+				t.Fatalf("violation %s: %s\nwant %s containing %q", v.Kind, v.Message, c.kind, c.msg)
+			}
+			var steps []string
+			for _, s := range tr.Steps {
+				steps = append(steps, fmt.Sprint(s.Proc, ".", s.Event, s.Values()))
+			}
+			if got, want := strings.Join(steps, " "), "q.set[57] p.inc[] p.inc[] p.bad[]"; got != want {
+				t.Fatalf("trace %s; want %s", got, want)
+			}
+		})
+	}
+	t.Run("Racy", func(t *testing.T) {
+		res, err := check(t, "Racy", worker.CheckOptions{Workers: 2, SelfCheck: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Violations) != 0 || !res.Complete || res.States != 404 {
+			t.Fatalf("%d violations, complete %v, %d states; want none, complete, 404", len(res.Violations), res.Complete, res.States)
+		}
+		if !strings.Contains(res.Rerun, "the parallel search crashed (the worker was killed by signal SIGKILL (9)") {
+			t.Fatalf("rerun note %q", res.Rerun)
+		}
+	})
+}
+
 // TestUnrulyNoHang: closing os.Stdout is harmless, and a builder that loops is an error naming
 // the line within the deadline; the models request never runs builders.
 func TestUnrulyNoHang(t *testing.T) {

@@ -175,6 +175,10 @@ func (w *Worker) died(ctx context.Context, crash *worker.Crash) error {
 		c.Attempt = int(binary.LittleEndian.Uint64(b[16:]))
 		return &ErrDied{c}
 	}
+	if err == nil && len(b) >= 32 && binary.LittleEndian.Uint64(b[24:]) == 2 {
+		c.Concurrent = true // the workers of a parallel search were running (worker/position.go)
+		return &ErrDied{c}
+	}
 	return errors.New("worker died outside any transition: " + c.Message)
 }
 

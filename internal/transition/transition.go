@@ -1,8 +1,10 @@
 // Package transition connects the checked code's calls (cmc.Choose, cmc.ChooseOf, cmc.Assert, cmc.Note) to the engine
 // running the current transition. It exists so the public API package need not import the engine.
 //
-// One transition runs at a time in a process: the engine holds Lock while it runs user code, so the
-// package-level context is never shared between two runs.
+// Several transitions may run at once in a process (the workers of a parallel search, each on its
+// own instance of the model), so the running transition is found by the goroutine that asks: each
+// engine machine has a Slot, installs its Context there for the length of a handler run, and
+// cmc.Choose looks for the slot of the calling goroutine (slot.go).
 package transition
 
 import (
@@ -30,20 +32,18 @@ type Note struct {
 	Msg  string `json:"msg,omitempty"`
 }
 
-// Lock serialises all runs of user code in this process.
+// Lock is held by the machine of a search or replay from its start to its end: one model is
+// checked at a time in a process (canon's rules for types without tags are per process). The
+// workers of a parallel search run under their search's hold.
 var Lock sync.Mutex
 
-var current Context
-
-// Set installs c as the running transition's context (nil between transitions).
-func Set(c Context) { current = c }
-
-// Current returns the context, or panics with a clear message outside a transition.
+// Current returns the context of the transition the calling goroutine runs, or panics with a
+// clear message outside one.
 func Current(what string) Context {
-	if current == nil {
-		panic(Misuse{fmt.Sprintf("cmc.%s called outside a transition: call it only from event handlers (and the code they call), not from model setup, invariants or enabling conditions", what)})
+	if c := lookup(); c != nil {
+		return c
 	}
-	return current
+	panic(Misuse{fmt.Sprintf("cmc.%s called outside a transition: call it only from event handlers (and the code they call on the handler's goroutine), not from model setup, invariants, enabling conditions or goroutines a handler starts", what)})
 }
 
 // Misuse is a panic value for API misuse by the model; the engine reports it as a model error.

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cmc-go/cmc"
 )
@@ -32,6 +34,27 @@ func model(name string, bad func(n int)) cmc.Builder {
 		return m
 	}
 }
+
+// wide is model with a second process q that first takes one of 100 values, so its breadth-first
+// levels are wide enough for a parallel search's workers (engine/parallel.go); p.bad calls bad in
+// every state.
+func wide(name string, bad func(p, q *state)) cmc.Builder {
+	return func(p *cmc.Params) *cmc.Model {
+		s, q := &state{}, &state{N: -1}
+		m := cmc.NewModel(name)
+		m.Process("q", q).On("set", func() { q.N = cmc.Choose(100) }, cmc.When(func() bool { return q.N < 0 }))
+		m.Process("p", s).
+			On("inc", func() { s.N++ }, cmc.When(func() bool { return s.N < 3 })).
+			On("bad", func() { bad(s, q) })
+		return m
+	}
+}
+
+// at57 is whether p is at 2 and q took 57.
+func at57(p, q *state) bool { return p.N == 2 && q.N == 57 }
+
+// racing counts the handler runs of Racy under way; spins, the ones that waited for another.
+var racing, spins atomic.Int32
 
 var never = make(chan int)
 
@@ -71,6 +94,32 @@ func init() {
 		go func() { <-never }()
 	}))
 	cmc.Register("Killed", model("Killed", func(int) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }))
+	cmc.Register("WideKilled", wide("WideKilled", func(p, q *state) {
+		if at57(p, q) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}))
+	cmc.Register("WideBlock", wide("WideBlock", func(p, q *state) {
+		if at57(p, q) {
+			<-never // blocks forever, on a parallel search worker's goroutine
+		}
+	}))
+	// Racy's handler kills the process when another instance's handler runs at the same time, as
+	// code that keeps unsynchronised package-level state may crash ("concurrent map writes"):
+	// the first three runs wait up to 100 ms for company, which only a parallel search gives.
+	cmc.Register("Racy", wide("Racy", func(p, q *state) {
+		racing.Add(1)
+		defer racing.Add(-1)
+		if q.N < 0 || spins.Add(1) > 3 {
+			return
+		}
+		for range 100 {
+			if racing.Load() > 1 {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}))
 	cmc.Register("Hoard", model("Hoard", func(n int) {
 		for range 1 << 10 { // 1 GiB, kept
 			hoard = append(hoard, make([]byte, 1<<20))

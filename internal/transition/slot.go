@@ -1,0 +1,159 @@
+package transition
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/petermattis/goid"
+)
+
+// A Slot is where one engine machine runs user code: the Context of the handler it runs (found
+// by the goroutine running it), a count of calls into user code for the worker's watchdog, and
+// the handler run it began last, for tracing one that hangs. A machine's calls into user code
+// come from one goroutine at a time; different slots' may run at once.
+type Slot struct {
+	g     atomic.Int64 // the goroutine running a handler with ctx; 0 between handler runs
+	ctx   Context      // read only by the goroutine g names, which wrote it
+	calls atomic.Int64 // odd while user code runs on the slot; changed by every call
+	run   [3]atomic.Int64
+	began atomic.Bool
+	who   atomic.Int64 // the goroutine that began the run
+}
+
+var (
+	mu    sync.Mutex
+	slots atomic.Pointer[[]*Slot] // replaced, never changed, so lookups take no lock
+)
+
+// Default is the slot of user code that runs outside a machine: a model's builder, the String
+// methods the views call.
+var Default = NewSlot()
+
+// NewSlot makes a slot and registers it; Release it when its machine is done.
+func NewSlot() *Slot {
+	s := &Slot{}
+	mu.Lock()
+	defer mu.Unlock()
+	var next []*Slot
+	if old := slots.Load(); old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, s)
+	slots.Store(&next)
+	return s
+}
+
+// Release unregisters s.
+func (s *Slot) Release() {
+	mu.Lock()
+	defer mu.Unlock()
+	old := *slots.Load()
+	next := make([]*Slot, 0, len(old))
+	for _, o := range old {
+		if o != s {
+			next = append(next, o)
+		}
+	}
+	slots.Store(&next)
+}
+
+// Slots returns the registered slots.
+func Slots() []*Slot {
+	if p := slots.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Set installs c as the context of the handler the calling goroutine runs on s (nil when it
+// returns).
+func (s *Slot) Set(c Context) {
+	if c == nil {
+		s.g.Store(0)
+		s.ctx = nil
+		return
+	}
+	s.ctx = c
+	s.g.Store(gid())
+}
+
+// lookup returns the context of the calling goroutine's handler run, or nil.
+func lookup() Context {
+	g := gid()
+	for _, s := range Slots() {
+		if s.g.Load() == g {
+			return s.ctx
+		}
+	}
+	return nil
+}
+
+// Enter marks the start of a call into user code on s; Leave its end (also when it panics).
+func (s *Slot) Enter() { s.calls.Add(1) }
+
+// Leave marks the end of a call into user code on s.
+func (s *Slot) Leave() { s.calls.Add(1) }
+
+// Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
+// watchdog reads it to tell a call that never returns from a long check or replay.
+func (s *Slot) Calls() int64 { return s.calls.Load() }
+
+// Begin records the handler run s begins: the trail index of its state, the event and the
+// attempt (engine.Position).
+func (s *Slot) Begin(state int64, event, attempt int) {
+	s.run[0].Store(state)
+	s.run[1].Store(int64(event))
+	s.run[2].Store(int64(attempt))
+	s.who.Store(gid())
+	s.began.Store(true)
+}
+
+// Run returns the handler run s began last, if any. Read while the slot's user code hangs, it is
+// the run that hangs (or, in an invariant or enabling condition, the run before it).
+func (s *Slot) Run() (state int64, event, attempt int, ok bool) {
+	return s.run[0].Load(), int(s.run[1].Load()), int(s.run[2].Load()), s.began.Load()
+}
+
+// Goroutine is the id of the goroutine that began the slot's last handler run (0: none), which
+// also runs the enabling conditions and invariants around it.
+func (s *Slot) Goroutine() int64 { return s.who.Load() }
+
+// Enter marks the start of a call into user code outside a machine; Leave its end.
+func Enter() { Default.Enter() }
+
+// Leave marks the end of a call into user code outside a machine.
+func Leave() { Default.Leave() }
+
+// gid identifies the calling goroutine. goid reads it from the runtime's goroutine structure,
+// whose layout it knows per Go release; fast reports whether that agreed with the runtime's own
+// account (a stack trace's first line) when the package started, and if not the slow, certain
+// way is used.
+func gid() int64 {
+	if fast {
+		return goid.Get()
+	}
+	return slowGid()
+}
+
+var fast = func() bool {
+	if goid.Get() != slowGid() {
+		return false
+	}
+	other := make(chan bool)
+	go func() { other <- goid.Get() == slowGid() }()
+	return <-other
+}()
+
+func slowGid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		b = b[:i]
+	}
+	n, _ := strconv.ParseInt(string(b), 10, 64)
+	return n
+}
