@@ -9,6 +9,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-dap v0.12.0
 	github.com/gorilla/websocket v1.5.3
+	golang.org/x/tools v0.50.0
 	modernc.org/sqlite v1.60.1
 )
 

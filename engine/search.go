@@ -108,6 +108,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 		s.res.Rules = append(s.res.Rules, r.String())
 	}
 	s.res.SelfChecked = s.checked
+	s.res.Events = s.eventRuns()
 	s.res.CollisionProbability = 0
 	if !opts.Exact {
 		s.res.CollisionProbability = collisionBound(s.res.States)
@@ -308,7 +309,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			}
 			s.attempt = attempt
 			out := mc.Run(ev, prefix, false, nil)
-			s.res.Transitions++
+			s.ran(ei)
 			if err := s.successor(idx, st, ei, ev, out, before, emit); err != nil {
 				return err
 			}
@@ -323,6 +324,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		}
 		s.prefixB = prefix
 	}
+	s.expanded()
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
 		s.violation(idx, nil, v)
 	}

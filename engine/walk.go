@@ -50,7 +50,8 @@ func (s *search) walk(start State) error {
 			s.opts.Begin(int64(len(path)), ei, 0)
 		}
 		out := mc.Run(ev, nil, false, rng.IntN)
-		s.res.Transitions++
+		s.ran(ei)
+		s.expanded()
 		step := pathStep{event: ei, values: values(out.Points)}
 		path = append(path, step)
 		if f := out.Failure; f != nil {

@@ -14,8 +14,13 @@ import (
 // with the hang or crash as a violation with its trace. The model's output goes to out (see
 // Start).
 func Check(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	return checkEnv(ctx, bin, nil, req, progress, out)
+}
+
+// checkEnv is Check with env added to the worker's environment.
+func checkEnv(ctx context.Context, bin string, env []string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req.Op = "check"
-	res, err := checkOnce(ctx, bin, req, progress, out)
+	res, err := checkOnce(ctx, bin, env, req, progress, out)
 	var died *ErrDied
 	if !errors.As(err, &died) {
 		return res, err
@@ -26,7 +31,7 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 	}
 	again := *req
 	again.Reproduce = died.Crash
-	res, err = checkOnce(ctx, bin, &again, nil, out)
+	res, err = checkOnce(ctx, bin, env, &again, nil, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s; tracing it failed too: %w", died.Crash.Message, err)
 	}
@@ -37,8 +42,8 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 	return res, nil
 }
 
-func checkOnce(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
-	w, err := Start(bin, out)
+func checkOnce(ctx context.Context, bin string, env []string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	w, err := start(bin, env, out)
 	if err != nil {
 		return nil, err
 	}
