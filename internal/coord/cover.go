@@ -33,6 +33,7 @@ import (
 // A CoverTarget is a worker built to measure coverage, and the packages it measures.
 type CoverTarget struct {
 	Bin      string
+	Main     string            // the generated main's import path: not the user's code
 	Packages map[string]string // import path -> directory
 }
 
@@ -51,17 +52,20 @@ func BuildCover(ctx context.Context, p *Package) (*CoverTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := []string{coverMain}
-	for ip := range pkgs {
-		names = append(names, ip)
-	}
-	slices.Sort(names)
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
 	id := sha256.Sum256([]byte(p.Dir))
 	name := hex.EncodeToString(id[:8])
+	// The main's module path lies under the package's import path, as the overlay's does (see
+	// build), so it may import a package under internal/.
+	mainPath := p.ImportPath + "/cmcworker_" + name
+	names := []string{mainPath}
+	for ip := range pkgs {
+		names = append(names, ip)
+	}
+	slices.Sort(names)
 	dir := filepath.Join(cache, "cmc", "workers", name+"-cover.d")
 	if err := os.MkdirAll(filepath.Join(dir, "main"), 0o755); err != nil {
 		return nil, fmt.Errorf("create worker cache: %w", err)
@@ -72,7 +76,7 @@ func BuildCover(ctx context.Context, p *Package) (*CoverTarget, error) {
 	}
 	files := map[string]string{
 		"go.work":      fmt.Sprintf("go %s\n\nuse ./main\nuse %s\n", ver, strconv.Quote(p.Module)),
-		"main/go.mod":  fmt.Sprintf("module %s\n\ngo %s\n", coverMain, ver),
+		"main/go.mod":  fmt.Sprintf("module %s\n\ngo %s\n", mainPath, ver),
 		"main/main.go": workerMain(p.ImportPath),
 	}
 	for f, text := range files {
@@ -98,11 +102,8 @@ func BuildCover(ctx context.Context, p *Package) (*CoverTarget, error) {
 	if err := os.Rename(tmp.Name(), bin); err != nil {
 		return nil, fmt.Errorf("install worker binary: %w", err)
 	}
-	return &CoverTarget{Bin: bin, Packages: pkgs}, nil
+	return &CoverTarget{Bin: bin, Main: mainPath, Packages: pkgs}, nil
 }
-
-// coverMain is the module path of the generated main of a worker that measures coverage.
-const coverMain = "cmcworker"
 
 // cmcModule is cmc's own module: its library is not the user's code, its examples are.
 const cmcModule = "github.com/cmc-go/cmc"
@@ -164,7 +165,7 @@ func ReadCoverage(ctx context.Context, dir string, t *CoverTarget, events []engi
 		}
 		covered, lines := 0, 0
 		for _, p := range profs {
-			if path.Dir(p.FileName) == coverMain {
+			if path.Dir(p.FileName) == t.Main {
 				continue
 			}
 			f := fileCoverage(p)
@@ -175,7 +176,7 @@ func ReadCoverage(ctx context.Context, dir string, t *CoverTarget, events []engi
 	}
 	funcs := map[string][]funcExtent{}
 	for _, p := range last {
-		if path.Dir(p.FileName) == coverMain {
+		if path.Dir(p.FileName) == t.Main {
 			continue // the generated main, instrumented only to start the coverage runtime
 		}
 		f := fileCoverage(p)
@@ -247,8 +248,15 @@ func fileCoverage(p *cover.Profile) engine.FileCoverage {
 	return f
 }
 
-// A funcExtent is the lines of one function or function literal.
-type funcExtent struct{ first, last int }
+// A funcExtent is where one function or function literal starts and ends.
+type funcExtent struct{ first, firstCol, last, lastCol int }
+
+// holds reports whether block b lies inside the function.
+func (fe funcExtent) holds(b engine.CoverBlock) bool {
+	after := b.StartLine > fe.first || b.StartLine == fe.first && b.StartCol >= fe.firstCol
+	before := b.EndLine < fe.last || b.EndLine == fe.last && b.EndCol <= fe.lastCol
+	return after && before
+}
 
 // functions lists the functions of a Go file, as go tool cover -func finds them, and the
 // function literals, since a handler may be one.
@@ -262,15 +270,18 @@ func functions(file string) ([]funcExtent, error) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n.(type) {
 		case *ast.FuncDecl, *ast.FuncLit:
-			out = append(out, funcExtent{fset.Position(n.Pos()).Line, fset.Position(n.End()).Line})
+			from, to := fset.Position(n.Pos()), fset.Position(n.End())
+			out = append(out, funcExtent{from.Line, from.Column, to.Line, to.Column})
 		}
 		return true
 	})
 	return out, nil
 }
 
-// handlerCoverage is the coverage of the function an event's handler is: the innermost function
-// that starts on the handler's line (the runtime's entry line), else the innermost that holds it.
+// handlerCoverage is the coverage of the function an event's handler is: the first function that
+// starts on the handler's line (the runtime's entry line; in p.On("e", func() {...},
+// cmc.When(func() bool {...})) on one line, the handler comes first), else the innermost that
+// holds it.
 func handlerCoverage(ev engine.EventRuns, files []engine.FileCoverage, funcs map[string][]funcExtent) (engine.HandlerCoverage, bool) {
 	site, ok := engine.ParseSite(ev.Site)
 	if !ok {
@@ -281,8 +292,11 @@ func handlerCoverage(ev engine.EventRuns, files []engine.FileCoverage, funcs map
 		if fe.first > site.Line || fe.last < site.Line {
 			continue
 		}
-		starts := fe.first == site.Line
-		if best == nil || (starts && best.first != site.Line) || (starts == (best.first == site.Line) && fe.last-fe.first < best.last-best.first) {
+		starts, bestStarts := fe.first == site.Line, best != nil && best.first == site.Line
+		switch {
+		case best == nil, starts && !bestStarts,
+			starts && bestStarts && fe.firstCol < best.firstCol,
+			!starts && !bestStarts && (fe.first > best.first || fe.first == best.first && fe.firstCol > best.firstCol):
 			best = &funcs[site.File][i]
 		}
 	}
@@ -295,7 +309,7 @@ func handlerCoverage(ev engine.EventRuns, files []engine.FileCoverage, funcs map
 			continue
 		}
 		for _, b := range f.Blocks {
-			if b.StartLine >= best.first && b.EndLine <= best.last {
+			if best.holds(b) {
 				h.Statements += b.Stmts
 				if b.Covered {
 					h.Covered += b.Stmts
