@@ -28,7 +28,6 @@ func (c *RunCoverage) Branching() float64 {
 }
 
 type coverageDetail struct {
-	Measured bool                     `json:"measured"`
 	Files    []engine.FileCoverage    `json:"files"`
 	Handlers []engine.HandlerCoverage `json:"handlers"`
 	Events   []engine.EventRuns       `json:"events"`
@@ -40,12 +39,12 @@ func addCoverage(tx *sql.Tx, runID int64, res *engine.Result) error {
 	if c == nil {
 		c = &engine.Coverage{}
 	}
-	detail, err := json.Marshal(coverageDetail{Measured: res.Coverage != nil, Files: c.Files, Handlers: c.Handlers, Events: res.Events})
+	detail, err := json.Marshal(coverageDetail{Files: c.Files, Handlers: c.Handlers, Events: res.Events})
 	if err != nil {
 		return fmt.Errorf("store: add coverage of run %d: %w", runID, err)
 	}
-	if _, err := tx.Exec(`INSERT INTO run_coverage (run_id, statements, covered, expanded, detail) VALUES (?, ?, ?, ?, ?)`,
-		runID, c.Statements, c.Covered, res.Expanded, string(detail)); err != nil {
+	if _, err := tx.Exec(`INSERT INTO run_coverage (run_id, measured, statements, covered, expanded, detail) VALUES (?, ?, ?, ?, ?, ?)`,
+		runID, res.Coverage != nil, c.Statements, c.Covered, res.Expanded, string(detail)); err != nil {
 		return fmt.Errorf("store: add coverage of run %d: %w", runID, err)
 	}
 	for _, p := range c.Growth {
@@ -70,9 +69,9 @@ func (s *Store) AddCoverage(runID int64, res *engine.Result) error {
 func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 	c := &RunCoverage{Run: id}
 	var detail string
-	err := s.db.QueryRow(`SELECT c.statements, c.covered, c.expanded, c.detail, r.transitions
+	err := s.db.QueryRow(`SELECT c.measured, c.statements, c.covered, c.expanded, c.detail, r.transitions
 		FROM run_coverage c JOIN runs r ON r.id = c.run_id WHERE c.run_id = ?`, id).
-		Scan(&c.Coverage.Statements, &c.Coverage.Covered, &c.Expanded, &detail, &c.Transitions)
+		Scan(&c.Measured, &c.Coverage.Statements, &c.Coverage.Covered, &c.Expanded, &detail, &c.Transitions)
 	if errors.Is(err, sql.ErrNoRows) {
 		if _, rerr := s.Run(id); rerr != nil {
 			return nil, rerr
@@ -86,7 +85,7 @@ func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 	if err := json.Unmarshal([]byte(detail), &d); err != nil {
 		return nil, fmt.Errorf("store: coverage of run %d: %w", id, err)
 	}
-	c.Measured, c.Coverage.Files, c.Coverage.Handlers, c.Events = d.Measured, d.Files, d.Handlers, d.Events
+	c.Coverage.Files, c.Coverage.Handlers, c.Events = d.Files, d.Handlers, d.Events
 	rows, err := s.db.Query(`SELECT transitions, covered, lines FROM coverage_growth WHERE run_id = ? ORDER BY transitions`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: coverage growth of run %d: %w", id, err)
@@ -103,4 +102,18 @@ func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 		return nil, fmt.Errorf("store: coverage growth of run %d: %w", id, err)
 	}
 	return c, nil
+}
+
+// LatestCoverage is the last run that measured coverage (check -cover); ErrNotFound when none
+// did.
+func (s *Store) LatestCoverage() (int64, error) {
+	var id int64
+	err := s.db.QueryRow(`SELECT run_id FROM run_coverage WHERE measured ORDER BY run_id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("store: no run measured coverage: %w (check with -cover, or the launch attribute coverage: true)", ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: latest coverage: %w", err)
+	}
+	return id, nil
 }

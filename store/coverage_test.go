@@ -43,6 +43,9 @@ func TestCoverage(t *testing.T) {
 	if got, err := s.Coverage(plain); err != nil || got.Measured || len(got.Events) != 2 || got.Coverage.Files != nil {
 		t.Errorf("run without -cover: %+v, %v; want its events, not measured", got, err)
 	}
+	if id, err := s.LatestCoverage(); err != nil || id != run {
+		t.Errorf("latest coverage: run %d, %v; want %d (the later run did not measure it)", id, err, run)
+	}
 	if _, err := s.Coverage(999); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such run: %v, want ErrNotFound", err)
 	}
@@ -67,6 +70,9 @@ func TestCoverageMigration(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Coverage(run); !errors.Is(err, ErrNotFound) {
 		t.Errorf("coverage of a run stored before: %v, want ErrNotFound", err)
+	}
+	if _, err := s.LatestCoverage(); !errors.Is(err, ErrNotFound) {
+		t.Errorf("latest coverage with none measured: %v, want ErrNotFound", err)
 	}
 	if err := s.AddCoverage(run, &engine.Result{Events: []engine.EventRuns{{Event: "p.e", Runs: 1}}}); err != nil {
 		t.Errorf("add coverage after the migration: %v", err)

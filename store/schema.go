@@ -94,6 +94,7 @@ ALTER TABLE traces ADD COLUMN derivation TEXT NOT NULL DEFAULT '';`,
 	`
 CREATE TABLE run_coverage (
 	run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	measured   INTEGER NOT NULL,  -- 1: checked with coverage (statements, covered, files and handlers)
 	statements INTEGER NOT NULL,
 	covered    INTEGER NOT NULL,
 	expanded   INTEGER NOT NULL,  -- states expanded: transitions / expanded is the branching factor

@@ -16,7 +16,7 @@ import (
 // file and handler and its growth (a check with -cover), each event's runs and the branching.
 func init() {
 	commands["coverage"] = command{run: coverageCommand,
-		usage: "print what a stored run exercised (its coverage with check -cover): coverage [-db FILE] [-json] RUN"}
+		usage: "print what a stored run exercised (its coverage with check -cover): coverage [-db FILE] [-json] RUN|latest"}
 }
 
 func coverageCommand(args []string, stdout, stderr io.Writer) int {
@@ -25,17 +25,22 @@ func coverageCommand(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) != 1 {
-		return fail(stderr, "coverage", errors.New("give one run id, e.g. cmcdap coverage 3 (cmcdap traces lists runs' traces)"))
+		return fail(stderr, "coverage", errors.New("give one run id, e.g. cmcdap coverage 3, or latest: the last run checked with -cover"))
 	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id <= 0 {
-		return fail(stderr, "coverage", fmt.Errorf("run %q: want a run id, a positive number", pos[0]))
+	if pos[0] != "latest" && (err != nil || id <= 0) {
+		return fail(stderr, "coverage", fmt.Errorf("run %q: want a run id, a positive number, or latest", pos[0]))
 	}
 	db, err := openTraceDB(f.db, false)
 	if err != nil {
 		return fail(stderr, "coverage", err)
 	}
 	defer db.Close()
+	if pos[0] == "latest" {
+		if id, err = db.LatestCoverage(); err != nil {
+			return fail(stderr, "coverage", err)
+		}
+	}
 	c, err := db.Coverage(id)
 	if err != nil {
 		return fail(stderr, "coverage", err)

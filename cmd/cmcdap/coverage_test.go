@@ -27,7 +27,7 @@ func TestCheckCover(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := coverageCommand([]string{"-db", db, "1"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "c.inc") || !strings.Contains(out.String(), "growth (transitions: statements covered): 33: ") {
+	if code := coverageCommand([]string{"-db", db, "latest"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "c.inc") || !strings.Contains(out.String(), "growth (transitions: statements covered): 33: ") {
 		t.Errorf("coverage 1: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	out.Reset()
