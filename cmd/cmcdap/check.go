@@ -154,6 +154,11 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	if !f.quiet {
 		progress = progressPrinter(stderr, time.Now())
 	}
+	if f.run.Coverage {
+		if err := prog.Cover(ctx); err != nil { // before the clock starts: it is not the check's time
+			return 2, err
+		}
+	}
 	checking := time.Now()
 	res, err := prog.Check(ctx, c, progress, service.Prefixed(stderr))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/worker"
@@ -152,17 +154,33 @@ func ReadCoverage(ctx context.Context, dir string, t *CoverTarget, events []engi
 	if len(snaps) == 0 {
 		return nil, fmt.Errorf("read coverage: the worker wrote none into %s", dir)
 	}
+	tool := covdataTool(ctx)
+	// One covdata process per snapshot, a few at a time: starting them is most of the cost.
+	profiles := make([][]*cover.Profile, len(snaps))
+	errs := make([]error, len(snaps))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, s := range snaps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			profiles[i], errs[i] = covdata(ctx, tool, filepath.Join(dir, s))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	c := &engine.Coverage{}
 	var last []*cover.Profile
-	for _, s := range snaps {
+	for i, s := range snaps {
 		n, err := strconv.ParseInt(s[1:], 10, 64)
 		if err != nil {
 			continue
 		}
-		profs, err := covdata(ctx, filepath.Join(dir, s))
-		if err != nil {
-			return nil, err
-		}
+		profs := profiles[i]
 		covered, lines := 0, 0
 		for _, p := range profs {
 			if path.Dir(p.FileName) == t.Main {
@@ -197,10 +215,22 @@ func ReadCoverage(ctx context.Context, dir string, t *CoverTarget, events []engi
 	return c, nil
 }
 
+// covdataTool is the command that runs go tool covdata: its binary, which go tool -n names,
+// when it is there (the go command takes longer to start than covdata takes to run).
+func covdataTool(ctx context.Context) []string {
+	out, err := exec.CommandContext(ctx, "go", "tool", "-n", "covdata").Output()
+	if bin := strings.TrimSpace(string(out)); err == nil && bin != "" {
+		if _, err := os.Stat(bin); err == nil {
+			return []string{bin}
+		}
+	}
+	return []string{"go", "tool", "covdata"}
+}
+
 // covdata converts one snapshot to a text profile with go tool covdata and parses it.
-func covdata(ctx context.Context, dir string) ([]*cover.Profile, error) {
+func covdata(ctx context.Context, tool []string, dir string) ([]*cover.Profile, error) {
 	out := filepath.Join(dir, "profile.txt")
-	cmd := exec.CommandContext(ctx, "go", "tool", "covdata", "textfmt", "-i="+dir, "-o="+out)
+	cmd := exec.CommandContext(ctx, tool[0], append(tool[1:], "textfmt", "-i="+dir, "-o="+out)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("read coverage with go tool covdata: %s", firstLine(string(b), err))
 	}

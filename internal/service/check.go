@@ -28,11 +28,10 @@ type Check struct {
 func (p *Program) Check(ctx context.Context, c *Check, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
 	if c.Settings.Coverage {
-		t, err := coord.BuildCover(ctx, p.Package)
-		if err != nil {
-			return nil, fmt.Errorf("build the worker that measures coverage: %w", err)
+		if err := p.Cover(ctx); err != nil {
+			return nil, err
 		}
-		return coord.CheckCover(ctx, t, req, progress, out)
+		return coord.CheckCover(ctx, p.cover, req, progress, out)
 	}
 	return coord.Check(ctx, p.bin, req, progress, out)
 }

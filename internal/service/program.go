@@ -49,6 +49,21 @@ func Resolve(ctx context.Context, cwd, program string) (*Package, error) {
 type Program struct {
 	Package *Package
 	bin     string
+	cover   *coord.CoverTarget // built by Cover
+}
+
+// Cover builds the worker that measures coverage, which a check with Settings.Coverage runs;
+// Check builds it if this was not called, but a front end that times the check calls it first.
+func (p *Program) Cover(ctx context.Context) error {
+	if p.cover != nil {
+		return nil
+	}
+	t, err := coord.BuildCover(ctx, p.Package)
+	if err != nil {
+		return fmt.Errorf("build the worker that measures coverage: %w", err)
+	}
+	p.cover = t
+	return nil
 }
 
 // Build compiles pkg into a worker (the go build cache makes an unchanged package quick).
