@@ -61,6 +61,9 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer mc.Close()
+	if err := mc.checkBounds(); err != nil {
+		return nil, err
+	}
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
 	defer s.free()
@@ -107,6 +110,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	for _, r := range mc.Def.Rules {
 		s.res.Rules = append(s.res.Rules, r.String())
 	}
+	s.res.Rules = append(s.res.Rules, mc.boundRules()...)
 	s.res.SelfChecked = s.checked
 	s.res.Events = s.eventRuns()
 	s.res.CollisionProbability = 0
@@ -393,6 +397,9 @@ func values(points []ChoicePoint) []int {
 
 // cut reports whether a constraint keeps the live state from being expanded.
 func (mc *Machine) cut() bool {
+	if mc.beyondBounds() {
+		return true
+	}
 	for _, c := range mc.Def.Constraints {
 		if fail, err := Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true
