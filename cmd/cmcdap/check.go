@@ -73,6 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.run.Coverage, "cover", false, "measure the line coverage of the package's code, with a worker built with go build -cover (slower)")
+	fs.StringVar(&f.run.CoverPackages, "coverpkg", "", "with -cover, measure these `packages` too (comma-separated import paths or patterns, e.g. go.etcd.io/raft/v3)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(stderr, "check", err)
@@ -154,8 +155,11 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	if !f.quiet {
 		progress = progressPrinter(stderr, time.Now())
 	}
+	if f.run.CoverPackages != "" && !f.run.Coverage {
+		return 2, errors.New("-coverpkg names packages to measure with -cover: add -cover")
+	}
 	if f.run.Coverage {
-		if err := prog.Cover(ctx); err != nil { // before the clock starts: it is not the check's time
+		if err := prog.Cover(ctx, f.run.CoverPackages); err != nil { // before the clock starts: it is not the check's time
 			return 2, err
 		}
 	}

@@ -42,6 +42,10 @@ func TestCheckCover(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil || js.Branching != 2.75 || len(js.Events) != 2 || js.Coverage != nil {
 		t.Errorf("check -json without -cover: %+v, %v\n%s", js, err, out.String())
 	}
+	errb.Reset()
+	if code := runCheck([]string{"-q", "-coverpkg", "example.com/lib", "-db", db, pkg}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-coverpkg names packages to measure with -cover: add -cover") {
+		t.Errorf("-coverpkg without -cover: exit %d, %s", code, errb.String())
+	}
 	out.Reset()
 	if code := coverageCommand([]string{"-db", db, "2"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "not measured (check with -cover)") {
 		t.Errorf("coverage 2: exit %d\n%s%s", code, out.String(), errb.String())

@@ -40,7 +40,9 @@ type CoverTarget struct {
 }
 
 // BuildCover compiles the package into a worker that measures the coverage of the user's
-// packages: the package and the packages of its module it imports, but not cmc itself.
+// packages: the package and the packages of its module it imports, but not cmc itself, and the
+// packages extra names (import paths or patterns, as go build -coverpkg takes them: a protocol
+// library the model checks, such as go.etcd.io/raft/v3).
 //
 // Counters are atomic: the runtime writes them while the worker runs only in that mode (and
 // breadth-first levels are expanded on several goroutines).
@@ -49,8 +51,8 @@ type CoverTarget struct {
 // command's cover step reads the main package's file from disk, not from an -overlay; so, to write
 // nothing into the user's tree, the generated main is a module of its own in the worker cache,
 // built in a workspace (go.work) with the user's module.
-func BuildCover(ctx context.Context, p *Package) (*CoverTarget, error) {
-	pkgs, err := userPackages(ctx, p)
+func BuildCover(ctx context.Context, p *Package, extra []string) (*CoverTarget, error) {
+	pkgs, err := userPackages(ctx, p, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +112,24 @@ func BuildCover(ctx context.Context, p *Package) (*CoverTarget, error) {
 // cmcModule is cmc's own module: its library is not the user's code, its examples are.
 const cmcModule = "github.com/cmc-go/cmc"
 
-// userPackages lists the package and the packages of the same module it depends on.
-func userPackages(ctx context.Context, p *Package) (map[string]string, error) {
+// userPackages lists the package and the packages of the same module it depends on, and the
+// packages extra names.
+func userPackages(ctx context.Context, p *Package, extra []string) (map[string]string, error) {
+	pkgs := map[string]string{}
+	if len(extra) > 0 {
+		cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"}, extra...)...)
+		cmd.Dir = p.Dir
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%w: -coverpkg %s: %s", ErrBuild, strings.Join(extra, ","), firstLine(errb.String(), err))
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if ip, dir, ok := strings.Cut(l, "\t"); ok {
+				pkgs[ip] = dir
+			}
+		}
+	}
 	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{with .Module}}{{.Dir}}{{end}}", "--", p.ImportPath)
 	cmd.Dir = p.Dir
 	var out, errb bytes.Buffer
@@ -119,7 +137,6 @@ func userPackages(ctx context.Context, p *Package) (map[string]string, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%w: list the packages of %s: %s", ErrBuild, p.ImportPath, firstLine(errb.String(), err))
 	}
-	pkgs := map[string]string{}
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")

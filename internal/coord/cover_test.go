@@ -24,7 +24,7 @@ func TestCoverageMatchesGoTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := BuildCover(ctx, p)
+	target, err := BuildCover(ctx, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +90,33 @@ func TestCoverageMatchesGoTest(t *testing.T) {
 	}
 	if n := len(got.Growth); n == 0 || got.Growth[n-1].Transitions != res.Transitions || got.Growth[n-1].Covered != got.Covered {
 		t.Errorf("growth %+v does not end at the run's %d transitions and %d statements", got.Growth, res.Transitions, got.Covered)
+	}
+}
+
+// TestCoverageOfMorePackages: packages named besides the user's (a protocol library) are measured
+// too, here cmc's own internal/transition, which every handler run enters.
+func TestCoverageOfMorePackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker binary")
+	}
+	ctx := context.Background()
+	p, err := Resolve(ctx, ".", "./testdata/covered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := BuildCover(ctx, p, []string{"github.com/cmc-go/cmc/internal/transition"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := CheckCover(ctx, target, &worker.Request{Model: "Covered", Check: &worker.CheckOptions{}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]int{}
+	for _, f := range res.Coverage.Files {
+		dirs[filepath.Base(filepath.Dir(f.File))] += f.Covered
+	}
+	if dirs["transition"] == 0 || dirs["covered"] == 0 {
+		t.Errorf("covered statements by directory %v; want some in covered and in transition", dirs)
 	}
 }

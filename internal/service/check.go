@@ -28,7 +28,7 @@ type Check struct {
 func (p *Program) Check(ctx context.Context, c *Check, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
 	if c.Settings.Coverage {
-		if err := p.Cover(ctx); err != nil {
+		if err := p.Cover(ctx, c.Settings.CoverPackages); err != nil {
 			return nil, err
 		}
 		return coord.CheckCover(ctx, p.cover, req, progress, out)
