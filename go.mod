@@ -10,6 +10,7 @@ require (
 	github.com/google/go-dap v0.12.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261
+	golang.org/x/tools v0.50.0
 	modernc.org/sqlite v1.60.1
 )
 

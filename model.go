@@ -20,6 +20,7 @@ type Model struct {
 	constraints []Property
 	deadlock    bool
 	rules       []canon.Rule
+	bounds      []Bound
 	err         error
 	used        bool
 }
@@ -237,7 +238,7 @@ func (m *Model) Definition() (*Definition, error) {
 	}
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
-		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules,
+		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Bounds: m.bounds,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -262,6 +263,7 @@ type Definition struct {
 	Constraints []Property
 	Deadlock    bool
 	Rules       []canon.Rule // fields left out or made sets, for types without tags
+	Bounds      []Bound      // largest values of integer fields (bounds.go)
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).

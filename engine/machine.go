@@ -32,6 +32,7 @@ type Machine struct {
 	dec    canon.Decoder
 	buf    []byte
 	loaded []uint32    // what each live root holds; dirty when a handler may have changed it
+	bounds *bounds     // the model's value bounds (slicing.go)
 	ran    []uint32    // what each root held when the last handler ran on it
 	live   []liveValue // what each root held when a capture last found it unchanged
 	ctx    runCtx

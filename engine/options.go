@@ -111,4 +111,12 @@ type Result struct {
 	Rerun string `json:"rerun,omitempty"`
 	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).
 	SelfChecked int64 `json:"self_checked"`
+	// Expanded is how many states had all their enabled events run (Branching).
+	Expanded int64 `json:"expanded"`
+	// Events are the model's events with how often each handler ran (stats.go).
+	Events []EventRuns `json:"events,omitempty"`
+	// Coverage is the line coverage of the user's code, when the worker was built to measure it
+	// (filled in by the coordinator, not the engine: coverage.go).
+	Coverage *Coverage `json:"coverage,omitempty"`
+	runs     []int64   // by event index
 }

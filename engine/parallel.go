@@ -283,6 +283,7 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 		idx := c.idx[i]
 		switch r.kind {
 		case recEnd:
+			s.expanded()
 			if s.stop {
 				return true, false, nil
 			}
@@ -301,7 +302,7 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 			}
 			return true, false, nil
 		case recRun:
-			s.res.Transitions++
+			s.ran(int(r.event))
 			s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}
 			step := func() *pathStep {
 				v := make([]int, r.vN)

@@ -61,6 +61,9 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer mc.Close()
+	if err := mc.checkBounds(); err != nil {
+		return nil, err
+	}
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
 	defer s.free()
@@ -107,7 +110,9 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	for _, r := range mc.Def.Rules {
 		s.res.Rules = append(s.res.Rules, r.String())
 	}
+	s.res.Rules = append(s.res.Rules, mc.boundRules()...)
 	s.res.SelfChecked = s.checked
+	s.res.Events = s.eventRuns()
 	s.res.CollisionProbability = 0
 	if !opts.Exact {
 		s.res.CollisionProbability = collisionBound(s.res.States)
@@ -305,7 +310,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			s.begin(Position{int64(idx), ei, attempt})
 			s.attempt = attempt
 			out := mc.Run(ev, prefix, false, nil)
-			s.res.Transitions++
+			s.ran(ei)
 			if err := s.successor(idx, st, ei, ev, out, before, emit); err != nil {
 				return err
 			}
@@ -320,6 +325,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		}
 		s.prefixB = prefix
 	}
+	s.expanded()
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
 		s.violation(idx, nil, v)
 	}
@@ -388,6 +394,9 @@ func values(points []ChoicePoint) []int {
 
 // cut reports whether a constraint keeps the live state from being expanded.
 func (mc *Machine) cut() bool {
+	if mc.beyondBounds() {
+		return true
+	}
 	for _, c := range mc.Def.Constraints {
 		if fail, err := mc.Guard("constraint", c.Name, c.Check); err != nil || fail != nil {
 			return true

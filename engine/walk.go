@@ -48,7 +48,8 @@ func (s *search) walk(start State) error {
 		}
 		s.begin(Position{int64(len(path)), ei, 0})
 		out := mc.Run(ev, nil, false, rng.IntN)
-		s.res.Transitions++
+		s.ran(ei)
+		s.expanded()
 		step := pathStep{event: ei, values: values(out.Points)}
 		path = append(path, step)
 		if f := out.Failure; f != nil {

@@ -22,6 +22,9 @@ func (s *Store) AddResult(run Run, res *engine.Result, found time.Time) (runID i
 	if res.Walk != nil {
 		traces = append(traces[:len(traces):len(traces)], res.Walk)
 	}
+	if err := s.AddCoverage(runID, res); err != nil {
+		return runID, nil, err
+	}
 	for _, t := range traces {
 		id, err := s.AddTrace(runID, t, found)
 		if err != nil {

@@ -89,6 +89,25 @@ ALTER TABLE traces ADD COLUMN derivation TEXT NOT NULL DEFAULT '';`,
 	`ALTER TABLE traces ADD COLUMN procs TEXT`,
 	// 5: what each Choose value of a step means (cmc.ChooseOf), encoded as in codec.go.
 	`ALTER TABLE steps ADD COLUMN labels BLOB`,
+	// 6: what a run exercised: the coverage of the user's code, its growth, and the runs of each
+	// event (coverage.go).
+	`
+CREATE TABLE run_coverage (
+	run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	measured   INTEGER NOT NULL,  -- 1: checked with coverage (statements, covered, files and handlers)
+	statements INTEGER NOT NULL,
+	covered    INTEGER NOT NULL,
+	expanded   INTEGER NOT NULL,  -- states expanded: transitions / expanded is the branching factor
+	detail     TEXT NOT NULL      -- JSON: files with their blocks, handlers, events
+);
+-- Covered statements and lines after a number of transitions of the run.
+CREATE TABLE coverage_growth (
+	run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	transitions INTEGER NOT NULL,
+	covered     INTEGER NOT NULL,
+	lines       INTEGER NOT NULL,
+	PRIMARY KEY (run_id, transitions)
+) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema this code writes.

@@ -155,8 +155,16 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 	if req.Reproduce != nil {
 		opts.Reproduce = &engine.Reproduction{Position: req.Reproduce.Position, Kind: req.Reproduce.Kind, Message: req.Reproduce.Message}
 	}
+	var cover *coverageRecorder
+	if req.Check != nil && req.Check.CoverDir != "" {
+		cover = newCoverageRecorder(req.Check.CoverDir)
+	}
+	var coverErr error
 	last := time.Now()
 	opts.Progress = func(p engine.Progress) {
+		if cover != nil && coverErr == nil {
+			coverErr = cover.progress(p.Transitions)
+		}
 		if now := time.Now(); now.Sub(last) >= time.Second {
 			last = now
 			w.reply(Reply{Progress: &p})
@@ -169,6 +177,12 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 	res, err := engine.Check(context.Background(), m, opts)
 	if err != nil {
 		return nil, err
+	}
+	if cover != nil && coverErr == nil {
+		coverErr = cover.snapshot(res.Transitions)
+	}
+	if coverErr != nil {
+		return nil, coverErr
 	}
 	for _, t := range res.Violations {
 		t.Params = req.Params

@@ -43,6 +43,9 @@ type CheckOptions struct {
 	// Memory is the worker's memory limit in bytes (0: DefaultMemory); a live heap above it is a
 	// finding.
 	Memory int64 `json:"memory,omitempty"`
+	// CoverDir, when set, is where the worker (built with -cover) writes its coverage counters
+	// during and at the end of the check (coverage.go).
+	CoverDir string `json:"cover_dir,omitempty"`
 }
 
 // A Reply is one line the worker sends. A request gets any number of progress replies, then one

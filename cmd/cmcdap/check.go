@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	commands["check"] = command{run: runCheck, usage: "check a model: check [-model NAME] [-set K=V]... [-search bfs|dfs|random] [-depth N] [-json] PKG"}
+	commands["check"] = command{run: runCheck, usage: "check a model: check [-model NAME] [-set K=V]... [-search bfs|dfs|random] [-depth N] [-cover] [-json] PKG"}
 }
 
 // settings collects repeated -set KEY=VALUE flags.
@@ -72,6 +72,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
+	fs.BoolVar(&f.run.Coverage, "cover", false, "measure the line coverage of the package's code, with a worker built with go build -cover (slower)")
+	fs.StringVar(&f.run.CoverPackages, "coverpkg", "", "with -cover, measure these `packages` too (comma-separated import paths or patterns, e.g. go.etcd.io/raft/v3)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(stderr, "check", err)
@@ -152,6 +154,14 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	progress := func(p engine.Progress) {}
 	if !f.quiet {
 		progress = progressPrinter(stderr, time.Now())
+	}
+	if f.run.CoverPackages != "" && !f.run.Coverage {
+		return 2, errors.New("-coverpkg names packages to measure with -cover: add -cover")
+	}
+	if f.run.Coverage {
+		if err := prog.Cover(ctx, f.run.CoverPackages); err != nil { // before the clock starts: it is not the check's time
+			return 2, err
+		}
 	}
 	checking := time.Now()
 	res, err := prog.Check(ctx, c, progress, service.Prefixed(stderr))
@@ -246,6 +256,9 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
+	if res.Coverage != nil {
+		tracefmt.WriteExercised(w, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage, Root: wd})
+	}
 	for _, t := range res.Violations {
 		v := t.Violation
 		line := tracefmt.Violation(v)
@@ -309,7 +322,13 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Violations    []violation `json:"violations"`
 		WalkTraceID   int64       `json:"walk_trace_id,omitempty"`
 		StoreError    string      `json:"store_error,omitempty"`
-	}{States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
+		// What the search exercised: states expanded, transitions per expanded state, each
+		// event's runs, and with -cover the coverage of the user's code.
+		Expanded  int64              `json:"expanded"`
+		Branching float64            `json:"branching"`
+		Events    []engine.EventRuns `json:"events"`
+		Coverage  *engine.Coverage   `json:"coverage,omitempty"`
+	}{Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
 		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{}}
 	for i, t := range res.Violations {

@@ -14,8 +14,13 @@ import (
 // with the hang or crash as a violation with its trace. The model's output goes to out (see
 // Start).
 func Check(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	return checkEnv(ctx, bin, nil, req, progress, out)
+}
+
+// checkEnv is Check with env added to the worker's environment.
+func checkEnv(ctx context.Context, bin string, env []string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req.Op = "check"
-	res, err := checkOnce(ctx, bin, req, progress, out)
+	res, err := checkOnce(ctx, bin, env, req, progress, out)
 	var died *ErrDied
 	if !errors.As(err, &died) {
 		return res, err
@@ -35,7 +40,7 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 		}
 		co.Workers = 1
 		one.Check = &co
-		res, err := checkOnce(ctx, bin, &one, progress, out)
+		res, err := checkOnce(ctx, bin, env, &one, progress, out)
 		if !errors.As(err, &died) {
 			if res != nil {
 				res.Rerun = "the parallel search crashed (" + died.Crash.Message + "), so it ran again on one goroutine"
@@ -49,7 +54,7 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 	}
 	again := *req
 	again.Reproduce = died.Crash
-	res, err = checkOnce(ctx, bin, &again, nil, out)
+	res, err = checkOnce(ctx, bin, env, &again, nil, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s; tracing it failed too: %w", died.Crash.Message, err)
 	}
@@ -60,8 +65,8 @@ func Check(ctx context.Context, bin string, req *worker.Request, progress func(e
 	return res, nil
 }
 
-func checkOnce(ctx context.Context, bin string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
-	w, err := Start(bin, out)
+func checkOnce(ctx context.Context, bin string, env []string, req *worker.Request, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	w, err := start(bin, env, out)
 	if err != nil {
 		return nil, err
 	}

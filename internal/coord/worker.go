@@ -39,7 +39,10 @@ type Worker struct {
 
 // Start runs the worker binary. The model's output goes to out, a line at a time, at most
 // MaxOutputLines per request (nil: Prefixed(os.Stderr)).
-func Start(bin string, out Output) (*Worker, error) {
+func Start(bin string, out Output) (*Worker, error) { return start(bin, nil, out) }
+
+// start is Start with env added to the worker's environment.
+func start(bin string, env []string, out Output) (*Worker, error) {
 	if out == nil {
 		out = Prefixed(os.Stderr)
 	}
@@ -61,7 +64,7 @@ func Start(bin string, out Output) (*Worker, error) {
 		}
 	}
 	w.cmd = exec.Command(bin)
-	w.cmd.Env = append(os.Environ(), "CMC_POSITION="+w.pos)
+	w.cmd.Env = append(append(os.Environ(), "CMC_POSITION="+w.pos), env...)
 	w.cmd.ExtraFiles = []*os.File{pipes[0], pipes[3], pipes[5]} // the worker's 3, 4 and 5
 	w.cmd.Stdout, w.cmd.Stderr = w.stdout, w.stderr
 	// A process the model started may hold stdout open after the worker exits.

@@ -111,6 +111,9 @@ func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Dura
 	var b strings.Builder
 	tracefmt.Summary(&b, tracefmt.Check{Model: run.check.Model, Params: run.check.Params, Package: run.build.Package.ImportPath,
 		Search: orDefault(run.check.Settings.Search, "bfs"), Elapsed: elapsed}, res)
+	if res.Coverage != nil {
+		tracefmt.WriteExercised(&b, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage})
+	}
 	for i, t := range res.Violations {
 		fmt.Fprintf(&b, "violation: %s (%d steps)\n", tracefmt.Violation(t.Violation), len(t.Steps))
 		switch {
@@ -136,5 +139,5 @@ func orDefault(s, def string) string {
 // settings are the launch configuration's search settings, as every run records them.
 func settings(c *launchConfig) service.RunSettings {
 	return service.RunSettings{Search: c.Search, MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Steps: c.Steps,
-		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck}
+		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Coverage: c.Coverage, CoverPackages: c.CoverPackages}
 }

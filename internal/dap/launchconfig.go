@@ -16,24 +16,26 @@ import (
 // A launchConfig is a cmc launch configuration, checked attribute by attribute: a wrong type
 // or value is an error that names the attribute and what it takes (docs/launch.md lists them).
 type launchConfig struct {
-	Program     string            // the package with the models: a directory or import path
-	Model       string            // default: the package's only model
-	Params      map[string]string // model parameters, as -set KEY=VALUE
-	Search      string            // bfs, dfs or random
-	MaxDepth    int
-	MaxStates   int64
-	Steps       int     // random: walk length
-	Seed        uint64  // random: seed
-	Deadline    float64 // seconds a transition may run
-	SelfCheck   int64   // transitions to self-check: 0 none, -1 every one
-	DB          string  // trace database; default <module root or cwd>/.cmc/traces.db
-	StopOnEntry bool
-	Trace       int64  // open this stored trace instead of checking
-	Bookmark    string // check from this bookmarked state
-	Cwd         string // relative paths are relative to it (absolute after parsing)
-	NoDebug     bool   // run the check, print the outcome, stop
-	StepInto    string // code: Step Into runs the step's handler under Delve; choices: stops at its Choose calls
-	GoDebugger  string // dlv's path; default: found on PATH or where go install puts it
+	Program       string            // the package with the models: a directory or import path
+	Model         string            // default: the package's only model
+	Params        map[string]string // model parameters, as -set KEY=VALUE
+	Search        string            // bfs, dfs or random
+	MaxDepth      int
+	MaxStates     int64
+	Steps         int     // random: walk length
+	Seed          uint64  // random: seed
+	Deadline      float64 // seconds a transition may run
+	SelfCheck     int64   // transitions to self-check: 0 none, -1 every one
+	Coverage      bool    // measure the coverage of the user's code (a worker built with -cover)
+	CoverPackages string  // more packages to measure, comma-separated
+	DB            string  // trace database; default <module root or cwd>/.cmc/traces.db
+	StopOnEntry   bool
+	Trace         int64  // open this stored trace instead of checking
+	Bookmark      string // check from this bookmarked state
+	Cwd           string // relative paths are relative to it (absolute after parsing)
+	NoDebug       bool   // run the check, print the outcome, stop
+	StepInto      string // code: Step Into runs the step's handler under Delve; choices: stops at its Choose calls
+	GoDebugger    string // dlv's path; default: found on PATH or where go install puts it
 }
 
 // A LaunchAttr describes one launch attribute. The table LaunchAttrs is the one place that says
@@ -100,6 +102,10 @@ var LaunchAttrs = []LaunchAttr{
 	{Name: "selfCheck", Kind: KindCount, Min: -1, Max: math.MaxInt64, Default: int64(engine.DefaultSelfCheck),
 		Want: "how many transitions to self-check: a whole number, 0 for none, -1 for every one",
 		Doc:  "How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line)."},
+	{Name: "coverage", Kind: KindBool, Default: false,
+		Doc: "Measure the line coverage of the package's code during the check (a worker built with `go build -cover`; slower, see docs/search.md): the debug console prints it by file and handler, it is stored with the run, and **CMC: Show Coverage** shows it in the editor (`-cover` on the command line)."},
+	{Name: "coverPackages", Kind: KindString,
+		Doc: "With `coverage`, more packages to measure besides the package's own module: comma-separated import paths or patterns, as `go build -coverpkg` takes them, e.g. the protocol library a model checks (`go.etcd.io/raft/v3`; `-coverpkg` on the command line)."},
 	{Name: "stepInto", Kind: KindEnum, Default: "code", Enum: []string{"code", "choices"},
 		EnumDocs: []string{"Run the step's handler under Delve, the Go debugger, and stop at its first line: the real call stack, locals, line stepping and breakpoints in the protocol code.", "Stop at each `Choose` call of the step, without running code."},
 		Doc:      "What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why."},
@@ -161,6 +167,8 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	c.Seed = uint64(p.count("seed"))
 	p.positive("deadline", &c.Deadline)
 	c.SelfCheck = p.count("selfCheck")
+	p.boolean("coverage", &c.Coverage)
+	p.str("coverPackages", &c.CoverPackages)
 	p.str("db", &c.DB)
 	p.boolean("stopOnEntry", &c.StopOnEntry)
 	p.boolean("noDebug", &c.NoDebug)

@@ -27,6 +27,12 @@ type Check struct {
 // violation with its trace (see coord.Check). The model's output goes to out.
 func (p *Program) Check(ctx context.Context, c *Check, progress func(engine.Progress), out Output) (*engine.Result, error) {
 	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
+	if c.Settings.Coverage {
+		if err := p.Cover(ctx, c.Settings.CoverPackages); err != nil {
+			return nil, err
+		}
+		return coord.CheckCover(ctx, p.cover, req, progress, out)
+	}
 	return coord.Check(ctx, p.bin, req, progress, out)
 }
 

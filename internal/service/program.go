@@ -49,6 +49,30 @@ func Resolve(ctx context.Context, cwd, program string) (*Package, error) {
 type Program struct {
 	Package *Package
 	bin     string
+	cover   *coord.CoverTarget // built by Cover
+	extra   string             // the packages cover measures besides the user's
+}
+
+// Cover builds the worker that measures coverage, of the user's packages and of extra (a
+// comma-separated list, as go build -coverpkg takes it), which a check with Settings.Coverage
+// runs; Check builds it if this was not called, but a front end that times the check calls it
+// first.
+func (p *Program) Cover(ctx context.Context, extra string) error {
+	if p.cover != nil && p.extra == extra {
+		return nil
+	}
+	var pkgs []string
+	for _, e := range strings.Split(extra, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			pkgs = append(pkgs, e)
+		}
+	}
+	t, err := coord.BuildCover(ctx, p.Package, pkgs)
+	if err != nil {
+		return fmt.Errorf("build the worker that measures coverage: %w", err)
+	}
+	p.cover, p.extra = t, extra
+	return nil
 }
 
 // Build compiles pkg into a worker (the go build cache makes an unchanged package quick).

@@ -32,6 +32,12 @@ type RunSettings struct {
 	// that lead there.
 	Bookmark  string `json:"bookmark,omitempty"`
 	FromSteps int    `json:"from_steps,omitempty"`
+	// Coverage measures the line coverage of the user's code, with a worker built with
+	// go build -cover (opt-in: it slows the check, see docs/search.md).
+	Coverage bool `json:"coverage,omitempty"`
+	// CoverPackages are more packages to measure (comma-separated, as go build -coverpkg takes
+	// them), e.g. the protocol library a model checks.
+	CoverPackages string `json:"cover_packages,omitempty"`
 }
 
 // DefaultSettings are the settings a front end starts from.

@@ -14,12 +14,15 @@ import { BookmarkTree, TraceTree } from './treeViews';
 import { ViewsPanel } from './panel';
 import { browserUrl } from './panelHtml';
 import { MinimizeMessage, minimizeMessage, parseMinimize } from './results';
+import { parseCoverage, summary } from './coverage';
+import { CoverageDecorations } from './coverageEditor';
 
 export interface CommandDeps {
   sessions: CmcSessions;
   traces: TraceTree;
   bookmarks: BookmarkTree;
   panel: ViewsPanel;
+  coverage: CoverageDecorations;
   extensionPath: string;
   lastProgram(): string | undefined;
 }
@@ -93,6 +96,20 @@ export function registerCommands(d: CommandDeps): vscode.Disposable[] {
       await vscode.window.showTextDocument(target);
       void vscode.window.showInformationMessage(`cmc: ${out.trim()}`);
     }),
+    // The coverage of a stored run (the last one checked with coverage, or the run given), drawn
+    // in the editor as the Go extension draws go test -cover.
+    reg('cmc.showCoverage', async (run?: number) => {
+      const out = await cmcdap(d, 'Reading coverage', ['coverage', '-json', typeof run === 'number' ? run : 'latest'], 20000);
+      if (out === undefined) return;
+      try {
+        const r = parseCoverage(JSON.parse(out));
+        d.coverage.show(r);
+        void vscode.window.showInformationMessage(summary(r));
+      } catch (e) {
+        void vscode.window.showErrorMessage(`cmc: ${(e as Error).message}`);
+      }
+    }),
+    reg('cmc.hideCoverage', () => d.coverage.hide()),
     reg('cmc.refresh', () => {
       d.traces.refresh();
       d.bookmarks.refresh();

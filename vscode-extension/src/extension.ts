@@ -4,6 +4,7 @@
 
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { CoverageDecorations } from './coverageEditor';
 import { CmcAdapterFactory, CmcConfigurationProvider } from './debug';
 import { ChoiceValues } from './inline';
 import { ViewsPanel } from './panel';
@@ -21,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const bookmarks = new BookmarkTree(lists);
   const results = new ResultTree();
   const panel = new ViewsPanel(context.extensionPath, sessions);
+  const coverage = new CoverageDecorations();
   const choices = new ChoiceValues(sessions);
   const remember = (program: string) => void context.workspaceState.update(lastProgramKey, program);
   const configs = new CmcConfigurationProvider(context.extensionPath, remember);
@@ -70,7 +72,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('cmc.db') || e.affectsConfiguration('cmc.cmcdapPath')) refreshTrees();
     }),
-    ...registerCommands({ sessions, traces, bookmarks, panel, extensionPath: context.extensionPath, lastProgram: () => context.workspaceState.get<string>(lastProgramKey) }),
+    coverage,
+    ...registerCommands({ sessions, traces, bookmarks, panel, coverage, extensionPath: context.extensionPath, lastProgram: () => context.workspaceState.get<string>(lastProgramKey) }),
   );
 }
 

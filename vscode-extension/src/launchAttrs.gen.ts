@@ -23,6 +23,10 @@ export interface LaunchAttrs {
   deadline?: number;
   /** How many transitions (the first ones) to self-check: the next event runs on the live objects and on restored copies, and any difference is a capture fault or nondeterminism. 0: none, -1: every transition (`-selfcheck` on the command line). */
   selfCheck?: number;
+  /** Measure the line coverage of the package's code during the check (a worker built with `go build -cover`; slower, see docs/search.md): the debug console prints it by file and handler, it is stored with the run, and **CMC: Show Coverage** shows it in the editor (`-cover` on the command line). */
+  coverage?: boolean;
+  /** With `coverage`, more packages to measure besides the package's own module: comma-separated import paths or patterns, as `go build -coverpkg` takes them, e.g. the protocol library a model checks (`go.etcd.io/raft/v3`; `-coverpkg` on the command line). */
+  coverPackages?: string;
   /** What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why. */
   stepInto?: 'code' | 'choices';
   /** The path of Delve's `dlv`, for `stepInto` `code`. */
@@ -65,6 +69,8 @@ export const launchAttrRules: readonly AttrRule[] = [
   { name: 'seed', kind: 'integer', min: 0 },
   { name: 'deadline', kind: 'number', want: 'seconds a transition may run: a number above 0' },
   { name: 'selfCheck', kind: 'integer', min: -1, want: 'how many transitions to self-check: a whole number, 0 for none, -1 for every one' },
+  { name: 'coverage', kind: 'boolean' },
+  { name: 'coverPackages', kind: 'string' },
   { name: 'stepInto', kind: 'enum', values: ['code', 'choices'] },
   { name: 'goDebugger', kind: 'string' },
   { name: 'token', kind: 'string' },

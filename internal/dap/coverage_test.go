@@ -1,0 +1,47 @@
+package dap
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc/internal/dap/daptest"
+	"github.com/cmc-go/cmc/store"
+	"github.com/google/go-dap"
+)
+
+// TestCheckCoverage: with "coverage": true the console's summary says how much of the model's
+// code the check ran, by file and handler, and the run's coverage is stored.
+func TestCheckCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker")
+	}
+	db := filepath.Join(t.TempDir(), "traces.db")
+	c := start(t, Config{})
+	initialize(t, c)
+	// 2 >> launch, << initialized, << launch
+	c.LaunchRequest(map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db, "coverage": true})
+	daptest.Expect[*dap.InitializedEvent](t, c)
+	daptest.Expect[*dap.LaunchResponse](t, c)
+	// 3 >> configurationDone, << configurationDone, << progress..., << exited 0, << terminated
+	c.ConfigurationDoneRequest()
+	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
+	if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
+		t.Fatalf("exit code %d", e.Body.ExitCode)
+	}
+	daptest.Expect[*dap.TerminatedEvent](t, c)
+	out := c.Output()
+	for _, want := range []string{"coverage of the user's code: 95.9% of statements (47 of 49)", "twophase/twophase.go", "rm0.RMPrepare", "branching: 2.64"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary %q lacks %q", out, want)
+		}
+	}
+	s, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if cov, err := s.Coverage(1); err != nil || !cov.Measured || cov.Coverage.Covered != 47 {
+		t.Errorf("stored coverage of run 1: %+v, %v; want 47 statements covered", cov, err)
+	}
+}
