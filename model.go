@@ -20,6 +20,9 @@ type Model struct {
 	constraints []Property
 	deadlock    bool
 	rules       []canon.Rule
+	scores      []func() int
+	abstract    func() any
+	scenarios   []Scenario
 	err         error
 	used        bool
 }
@@ -238,6 +241,7 @@ func (m *Model) Definition() (*Definition, error) {
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
 		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules,
+		Scores: m.scores, Abstract: m.abstract, Scenarios: m.scenarios,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -262,6 +266,9 @@ type Definition struct {
 	Constraints []Property
 	Deadlock    bool
 	Rules       []canon.Rule // fields left out or made sets, for types without tags
+	Scores      []func() int // a best-first search's score, by level (Model.Score)
+	Abstract    func() any   // the abstract state (Model.Abstract)
+	Scenarios   []Scenario   // what should be reachable (Model.Sometimes)
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).
