@@ -123,3 +123,18 @@ type Result struct {
 	// Heuristic is what ordered a best-first search: score, abstract or values (guide.go).
 	Heuristic string `json:"heuristic,omitempty"`
 }
+
+// Traces are the traces a result holds, in the order they are stored: the violations, the kept
+// walk, then the scenarios' (Scenarios, those with a trace).
+func (r *Result) Traces() []*Trace {
+	ts := r.Violations[:len(r.Violations):len(r.Violations)]
+	if r.Walk != nil {
+		ts = append(ts, r.Walk)
+	}
+	for _, sc := range r.Scenarios {
+		if sc.Trace != nil {
+			ts = append(ts, sc.Trace)
+		}
+	}
+	return ts
+}

@@ -57,9 +57,29 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 	if res.PrefixNote != "" {
 		fmt.Fprintln(w, "note: "+res.PrefixNote)
 	}
+	if res.Heuristic != "" {
+		fmt.Fprintf(w, "best-first by %s\n", heuristics[res.Heuristic])
+	}
+	for _, sc := range res.Scenarios {
+		switch {
+		case sc.Reached:
+			fmt.Fprintf(w, "scenario %q: reached (%s states stored then)\n", sc.Name, Thousands(sc.States))
+		case sc.Progress != nil:
+			fmt.Fprintf(w, "scenario %q: not reached; best progress %d\n", sc.Name, *sc.Progress)
+		default:
+			fmt.Fprintf(w, "scenario %q: not reached\n", sc.Name)
+		}
+	}
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "no violation")
 	}
+}
+
+// heuristics say what ordered a best-first search (engine.Result.Heuristic).
+var heuristics = map[string]string{
+	"score":    "the model's score",
+	"abstract": "novelty of the model's abstract state",
+	"values":   "novelty of the values written (the model gives no score or abstract state)",
 }
 
 // Violation renders a violation on one line: kind, property, message and site.

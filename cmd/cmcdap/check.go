@@ -56,13 +56,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.model, "model", "", "model `name` (default: the package's only model)")
 	fs.Var(f.params, "set", "model parameter `KEY=VALUE` (repeatable)")
 	def := service.DefaultSettings()
-	fs.StringVar(&f.run.Search, "search", def.Search, "search: bfs (shortest traces), dfs or random")
+	fs.StringVar(&f.run.Search, "search", def.Search, "search: bfs (shortest traces), dfs, random, best (best-first by the model's score), deepen (iterative deepening: shortest traces, depth-first memory) or swarm (randomised depth-first searches)")
+	fs.StringVar(&f.run.Goal, "goal", "", "stop at the first state that reaches the model's scenario `NAME` (m.Sometimes); best-first follows its progress")
 	fs.IntVar(&f.run.MaxDepth, "depth", 0, "depth bound (0: none)")
 	fs.Int64Var(&f.run.MaxStates, "states", 0, "stop after this many states (0: no bound)")
 	fs.BoolVar(&f.run.All, "all", false, "go on after a violation and report every distinct one")
 	fs.BoolVar(&f.run.Exact, "exact", false, "keep states exactly instead of 64-bit hashes")
 	fs.IntVar(&f.run.Steps, "steps", def.Steps, "random: walk length")
-	fs.Uint64Var(&f.run.Seed, "seed", def.Seed, "random: seed")
+	fs.Uint64Var(&f.run.Seed, "seed", def.Seed, "random, swarm: seed")
 	fs.BoolVar(&f.run.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
@@ -273,8 +274,14 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r 
 			fmt.Fprintln(w)
 		}
 	}
-	if res.Walk != nil && len(ids) > len(res.Violations) {
-		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), ids[len(ids)-1], dbPath)
+	walk, scenarios := otherTraces(res, ids)
+	if walk != 0 {
+		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), walk, dbPath)
+	}
+	for i, sc := range res.Scenarios {
+		if scenarios[i] != 0 {
+			fmt.Fprintf(w, "scenario %q: %s in %d steps, stored as trace %d\n", sc.Name, sc.Trace.Violation.Message, len(sc.Trace.Steps), scenarios[i])
+		}
 	}
 	if r.Comparison != "" {
 		fmt.Fprintf(w, "from bookmark %s: %s\n", r.Bookmark.Name, r.Comparison)
@@ -284,6 +291,10 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r 
 // writeJSON prints the outcome as one object. When storing failed, store_error says why and each
 // violation carries its trace, so the finding is in the output.
 func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Duration, storeErr error) {
+	type scenario struct {
+		engine.ScenarioResult
+		TraceID int64 `json:"trace_id,omitempty"`
+	}
 	type violation struct {
 		Kind    string        `json:"kind"`
 		Name    string        `json:"name,omitempty"`
@@ -308,10 +319,14 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		SpilledBytes  int64       `json:"spilled_bytes"`
 		Violations    []violation `json:"violations"`
 		WalkTraceID   int64       `json:"walk_trace_id,omitempty"`
-		StoreError    string      `json:"store_error,omitempty"`
+		// Scenarios are engine.Result's, each with the id of its stored trace.
+		Scenarios  []scenario `json:"scenarios,omitempty"`
+		Heuristic  string     `json:"heuristic,omitempty"`
+		StoreError string     `json:"store_error,omitempty"`
 	}{States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
-		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{}}
+		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{},
+		Heuristic: res.Heuristic}
 	for i, t := range res.Violations {
 		v := violation{Kind: t.Violation.Kind, Name: t.Violation.Name, Message: t.Violation.Message, Length: len(t.Steps)}
 		if i < len(ids) {
@@ -321,8 +336,13 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		}
 		out.Violations = append(out.Violations, v)
 	}
-	if res.Walk != nil && len(ids) > len(res.Violations) {
-		out.WalkTraceID = ids[len(ids)-1]
+	walk, scenarios := otherTraces(res, ids)
+	out.WalkTraceID = walk
+	for i, sc := range res.Scenarios {
+		if scenarios[i] != 0 {
+			sc.Trace = nil // stored
+		}
+		out.Scenarios = append(out.Scenarios, scenario{sc, scenarios[i]})
 	}
 	if storeErr != nil {
 		out.StoreError = oneLine(storeErr.Error())
@@ -330,4 +350,29 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
+}
+
+// otherTraces are the stored ids of the walk and of each scenario's trace (0: none, or not
+// stored), from the ids of res.Traces().
+func otherTraces(res *engine.Result, ids []int64) (walk int64, scenarios []int64) {
+	at := func(i int) int64 {
+		if i < len(ids) {
+			return ids[i]
+		}
+		return 0
+	}
+	next := len(res.Violations)
+	if res.Walk != nil {
+		walk = at(next)
+		next++
+	}
+	for _, sc := range res.Scenarios {
+		var id int64
+		if sc.Trace != nil {
+			id = at(next)
+			next++
+		}
+		scenarios = append(scenarios, id)
+	}
+	return walk, scenarios
 }

@@ -136,5 +136,5 @@ func orDefault(s, def string) string {
 // settings are the launch configuration's search settings, as every run records them.
 func settings(c *launchConfig) service.RunSettings {
 	return service.RunSettings{Search: c.Search, MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Steps: c.Steps,
-		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck}
+		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Goal: c.Goal}
 }
