@@ -19,7 +19,7 @@ func (s *search) best(start State) error {
 	for q.len() > 0 && !s.stop {
 		var idx int32
 		var depth int
-		idx, depth, st = q.pop(st)
+		idx, depth, st, s.score = q.pop(st, s.score)
 		if s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			bounded = true
 			continue

@@ -83,6 +83,12 @@ type Progress struct {
 	Transitions int64 `json:"transitions"`
 	Depth       int   `json:"depth"`
 	Frontier    int   `json:"frontier"`
+	// Score is the score of the state a best-first search is expanding (Result.Heuristic says
+	// what it is).
+	Score []int `json:"score,omitempty"`
+	// Reached is how many of the model's scenarios the search has reached, of Scenarios.
+	Reached   int `json:"reached,omitempty"`
+	Scenarios int `json:"scenarios,omitempty"`
 }
 
 // A Result summarises a search.

@@ -40,12 +40,13 @@ func (q *queue) push(idx int32, depth int, s State, score []int) {
 	q.seq++
 }
 
-// pop takes the best state and copies its ids into dst.
-func (q *queue) pop(dst State) (int32, int, State) {
+// pop takes the best state and copies its ids into dst and its score into score.
+func (q *queue) pop(dst State, score []int) (int32, int, State, []int) {
 	e := heap.Pop((*queueHeap)(q)).(entry)
 	dst = append(dst[:0], q.ids[int(e.slot)*q.k:int(e.slot+1)*q.k]...)
+	score = append(score[:0], q.scores[int(e.slot)*q.levels:int(e.slot+1)*q.levels]...)
 	q.free = append(q.free, e.slot)
-	return e.idx, int(e.depth), dst
+	return e.idx, int(e.depth), dst, score
 }
 
 // bytes is the memory the queue holds.

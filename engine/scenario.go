@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cmc-go/cmc"
@@ -114,4 +115,16 @@ func (s *search) scenarioResults() {
 		}
 		s.res.Scenarios = append(s.res.Scenarios, r)
 	}
+}
+
+// progress is what a progress report says of the search so far.
+func (s *search) progress(depth, frontier int) Progress {
+	p := Progress{States: s.res.States, Transitions: s.res.Transitions, Depth: depth, Frontier: frontier,
+		Score: slices.Clone(s.score), Scenarios: len(s.scenarios.list)}
+	for _, at := range s.scenarios.reached {
+		if at >= 0 {
+			p.Reached++
+		}
+	}
+	return p
 }

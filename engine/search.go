@@ -49,6 +49,7 @@ type search struct {
 	lastRun Position
 	// scenarios are the model's, followed on every state stored (scenario.go).
 	scenarios *scenarios
+	score     []int // best-first: the score of the state being expanded (best.go)
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -285,7 +286,7 @@ func (s *search) tick(depth, frontier int) {
 		s.stop, s.res.Cancelled = true, true
 	}
 	if s.opts.Progress != nil {
-		s.opts.Progress(Progress{States: s.res.States, Transitions: s.res.Transitions, Depth: depth, Frontier: frontier})
+		s.opts.Progress(s.progress(depth, frontier))
 	}
 }
 

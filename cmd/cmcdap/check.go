@@ -238,14 +238,14 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 	return func(p engine.Progress) {
 		secs := time.Since(start).Seconds()
-		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth)
+		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d%s\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth, tracefmt.Guidance(p))
 	}
 }
 
 // writeFindings prints the check's summary and every violation with its trace: before anything
 // is stored, so a store that fails loses nothing the user has not seen.
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
-	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Elapsed: elapsed}, res)
+	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Goal: c.Settings.Goal, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
 	for _, t := range res.Violations {
 		v := t.Violation
@@ -274,7 +274,7 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r 
 			fmt.Fprintln(w)
 		}
 	}
-	walk, scenarios := otherTraces(res, ids)
+	walk, scenarios := service.OtherTraces(res, ids)
 	if walk != 0 {
 		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), walk, dbPath)
 	}
@@ -336,7 +336,7 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		}
 		out.Violations = append(out.Violations, v)
 	}
-	walk, scenarios := otherTraces(res, ids)
+	walk, scenarios := service.OtherTraces(res, ids)
 	out.WalkTraceID = walk
 	for i, sc := range res.Scenarios {
 		if scenarios[i] != 0 {
@@ -350,29 +350,4 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
-}
-
-// otherTraces are the stored ids of the walk and of each scenario's trace (0: none, or not
-// stored), from the ids of res.Traces().
-func otherTraces(res *engine.Result, ids []int64) (walk int64, scenarios []int64) {
-	at := func(i int) int64 {
-		if i < len(ids) {
-			return ids[i]
-		}
-		return 0
-	}
-	next := len(res.Violations)
-	if res.Walk != nil {
-		walk = at(next)
-		next++
-	}
-	for _, sc := range res.Scenarios {
-		var id int64
-		if sc.Trace != nil {
-			id = at(next)
-			next++
-		}
-		scenarios = append(scenarios, id)
-	}
-	return walk, scenarios
 }
