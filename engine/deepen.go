@@ -11,33 +11,13 @@ package engine
 // States is the number of distinct states of the last bound (each bound's are a superset of the
 // last's); Transitions counts every bound's.
 func (s *search) deepen(start State) error {
-	stack, succ := newFrontier(len(start)), newFrontier(len(start))
-	defer func() { stack.free(); succ.free() }()
 	limit := s.opts.MaxDepth
 	for bound := 1; ; bound++ {
 		s.visited.depths = map[string]int32{string(start.key(nil)): 0}
 		s.res.States = 1
-		stack.reset()
-		stack.push(0, 0, start)
-		beyond := false // a state at the bound had successors to explore
-		for stack.len() > 0 && !s.stop {
-			idx, depth, st := stack.pop()
-			if depth >= bound {
-				beyond = true
-				continue
-			}
-			succ.reset()
-			s.depth = depth
-			s.visited.at = int32(depth + 1)
-			err := s.expand(idx, st, func(idx int32, st State) { succ.push(idx, depth+1, st) })
-			if err != nil {
-				return err
-			}
-			for i := succ.len() - 1; i >= 0; i-- {
-				stack.push(succ.at(i))
-			}
-			s.frontierBytes = max(s.frontierBytes, stack.bytes())
-			s.tick(depth, stack.len())
+		beyond, err := s.dive(start, dive{bound: bound, expand: func(depth int) { s.visited.at = int32(depth + 1) }})
+		if err != nil {
+			return err
 		}
 		s.res.States = int64(len(s.visited.depths))
 		if s.stop || !beyond || (limit > 0 && bound >= limit) {

@@ -22,8 +22,6 @@ func (s *search) swarm(start State) error {
 	all := newVisited(false) // every member's states, to count distinct ones
 	defer all.free()
 	all.add(s.mc.Hash(start), nil)
-	stack, succ := newFrontier(len(start)), newFrontier(len(start))
-	defer func() { stack.free(); succ.free() }()
 	budget := s.opts.MaxStates / swarmMembers
 	own := s.visited
 	defer func() { s.visited = own }()
@@ -39,33 +37,13 @@ func (s *search) swarm(start State) error {
 		}
 		s.visited = newVisited(s.opts.Exact)
 		s.visited.add(s.mc.Hash(start), start.key(nil))
-		first := s.res.States
-		stack.reset()
-		stack.push(0, 0, start)
-		cut := false
-		for stack.len() > 0 && !s.stop && (budget == 0 || s.res.States-first < budget) {
-			idx, depth, st := stack.pop()
-			if bound > 0 && depth >= bound {
-				cut = true
-				continue
-			}
-			succ.reset()
-			s.depth = depth
-			err := s.expand(idx, st, func(idx int32, st State) {
-				all.add(s.mc.Hash(st), nil)
-				succ.push(idx, depth+1, st)
-			})
-			if err != nil {
-				return err
-			}
-			for _, j := range rng.Perm(succ.len()) {
-				stack.push(succ.at(j))
-			}
-			s.frontierBytes = max(s.frontierBytes, stack.bytes())
-			s.tick(depth, stack.len())
-		}
-		complete = complete || (!s.stop && !cut && stack.len() == 0)
+		beyond, err := s.dive(start, dive{bound: bound, states: budget, order: rng.Perm,
+			found: func(st State) { all.add(s.mc.Hash(st), nil) }})
 		s.visited.free()
+		if err != nil {
+			return err
+		}
+		complete = complete || (!s.stop && !beyond)
 	}
 	s.res.States = int64(all.n)
 	s.res.Complete = complete
