@@ -100,7 +100,7 @@ var LaunchAttrs = []LaunchAttr{
 	{Name: "steps", Kind: KindCount, Min: 1, Max: math.MaxInt32, Default: int64(10000),
 		Doc: "Random search: the length of each walk."},
 	{Name: "seed", Kind: KindCount, Min: 0, Max: math.MaxInt64, Default: int64(1),
-		Doc: "Random search: the seed (the same seed gives the same walk)."},
+		Doc: "Random and swarm search: the seed (the same seed gives the same walk, the same swarm)."},
 	{Name: "deadline", Kind: KindSeconds, Default: 10.0,
 		Want: "seconds a transition may run: a number above 0",
 		Doc:  "Seconds one transition may run before it is reported as a hang (a finding with a trace)."},

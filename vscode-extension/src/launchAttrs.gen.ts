@@ -19,7 +19,7 @@ export interface LaunchAttrs {
   maxStates?: number;
   /** Random search: the length of each walk. */
   steps?: number;
-  /** Random search: the seed (the same seed gives the same walk). */
+  /** Random and swarm search: the seed (the same seed gives the same walk, the same swarm). */
   seed?: number;
   /** Seconds one transition may run before it is reported as a hang (a finding with a trace). */
   deadline?: number;
