@@ -62,7 +62,7 @@ func (g *guide) levels() int {
 func (g *guide) rank(mc *Machine, parent, st State) ([]int, *Failure) {
 	g.score = g.score[:0]
 	var abstract any
-	fail, _ := Guard("heuristic", g.heuristic, func() error {
+	fail, _ := mc.Guard("heuristic", g.heuristic, func() error {
 		if g.goal != nil {
 			g.score = append(g.score, g.goal())
 		}

@@ -73,7 +73,7 @@ func (s *search) sometimes(idx int32) {
 		x := &sc.list[i]
 		var reached bool
 		progress := 0
-		fail, _ := Guard("scenario", x.Name, func() error {
+		fail, _ := s.mc.Guard("scenario", x.Name, func() error {
 			reached = x.Reached()
 			if !reached && x.Progress != nil {
 				progress = x.Progress()
