@@ -65,19 +65,11 @@ type Air struct {
 	Hear   int      `cmc:"-"` // most neighbours that hear one broadcast
 	Copies bool     `cmc:"-"` // a broadcast is one copy per neighbour
 	Nodes  []NodeID `cmc:"-"` // who is on the channel
-	// Links[a][b] says that b hears what a sends: the topology (scale.go); nil, complete.
+	// Links is the topology: Links[a][b] says that b hears what a sends, a broadcast or a
+	// unicast (a unicast goes to a next hop, a neighbour). nil: every node hears every other,
+	// the complete topology of the thesis's model; AODVChain and AODVGrid (scale.go) give
+	// chains and grids.
 	Links [][]bool `cmc:"-"`
-}
-
-// neighbours are the nodes that hear what from sends.
-func (a *Air) neighbours(from NodeID) []NodeID {
-	var hear []NodeID
-	for _, n := range a.Nodes {
-		if n != from && (a.Links == nil || a.Links[from][n]) {
-			hear = append(hear, n)
-		}
-	}
-	return hear
 }
 
 func (a *Air) full() bool { return a.Bound > 0 && len(a.Pending) >= a.Bound }
@@ -218,4 +210,15 @@ func note(kind string, from, to NodeID, m Message, extra string) {
 		return
 	}
 	cmc.Record(cmc.Note{Kind: kind, From: from.String(), To: to.String(), Msg: m.String() + extra})
+}
+
+// neighbours are the nodes that hear what from sends (see Links).
+func (a *Air) neighbours(from NodeID) []NodeID {
+	var hear []NodeID
+	for _, n := range a.Nodes {
+		if n != from && (a.Links == nil || a.Links[from][n]) {
+			hear = append(hear, n)
+		}
+	}
+	return hear
 }
