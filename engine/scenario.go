@@ -32,7 +32,15 @@ type scenarios struct {
 	bestAt  []int32 // trail index of the first state of the best progress, -1 if none yet
 }
 
-func newScenarios(def *cmc.Definition, goal string) (*scenarios, error) {
+func newScenarios(def *cmc.Definition, opts Options) (*scenarios, error) {
+	goal := opts.Goal
+	if opts.Search == "random" {
+		// A walk keeps no trail to record a scenario's trace from: it evaluates none.
+		if goal != "" {
+			return nil, fmt.Errorf("goal %q: a random walk does not evaluate scenarios; search with bfs, dfs, best, deepen or swarm", goal)
+		}
+		return &scenarios{goal: -1}, nil
+	}
 	sc := &scenarios{list: def.Scenarios, goal: -1}
 	var names []string
 	for i, x := range sc.list {

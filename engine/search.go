@@ -67,7 +67,7 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
 	defer s.free()
-	if s.scenarios, err = newScenarios(mc.Def, opts.Goal); err != nil {
+	if s.scenarios, err = newScenarios(mc.Def, opts); err != nil {
 		return nil, err
 	}
 	if limit > 0 {
