@@ -21,6 +21,9 @@ type Model struct {
 	deadlock    bool
 	rules       []canon.Rule
 	bounds      []Bound
+	scores      []func() int
+	abstract    func() any
+	scenarios   []Scenario
 	err         error
 	used        bool
 }
@@ -239,6 +242,7 @@ func (m *Model) Definition() (*Definition, error) {
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
 		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Bounds: m.bounds,
+		Scores: m.scores, Abstract: m.abstract, Scenarios: m.scenarios,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -264,6 +268,9 @@ type Definition struct {
 	Deadlock    bool
 	Rules       []canon.Rule // fields left out or made sets, for types without tags
 	Bounds      []Bound      // largest values of integer fields (bounds.go)
+	Scores      []func() int // a best-first search's score, by level (Model.Score)
+	Abstract    func() any   // the abstract state (Model.Abstract)
+	Scenarios   []Scenario   // what should be reachable (Model.Sometimes)
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).

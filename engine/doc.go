@@ -7,9 +7,14 @@
 //   - pool: interned component encodings; a State is the list of its components' ids.
 //   - visited: the set of seen states, by hash (compaction) or exactly.
 //   - Check: breadth-first, depth-first and random-walk search; breadth-first levels are expanded
-//     by several instances of the model at once (parallel.go), with the sequential result.
+//     by several instances of the model at once (parallel.go), with the sequential result. Best-first
+//     search by the model's score or by novelty (best.go, guide.go, queue.go), iterative deepening
+//     and swarm (deepen.go, swarm.go, both made of dive.go's bounded depth-first search).
+//   - scenarios: what the model says should be reachable, reported reached or with the best
+//     progress, and a search's goal (scenario.go).
 //   - Trace: a violation as the initial state plus steps (process, event, Choose values).
 //
 // Determinism: the order of processes, events and Choose values is fixed by the model; nothing
-// reads the clock, global randomness or map order. Random walks use a seeded generator.
+// reads the clock, global randomness or map order. Random walks and swarms use a seeded generator; best-first search breaks ties by the order
+// states were found.
 package engine

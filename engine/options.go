@@ -4,15 +4,22 @@ import "github.com/cmc-go/cmc"
 
 // Options say how to search.
 type Options struct {
-	Search    string // "bfs" (default, shortest counterexamples), "dfs" or "random"
-	MaxDepth  int    // 0: unbounded
-	MaxStates int64  // 0: unbounded
-	All       bool   // go on after a violation and report every distinct one (by signature)
-	Exact     bool   // keep every state exactly instead of 64-bit hashes (small models, tests)
+	// Search is "bfs" (default, shortest counterexamples), "dfs", "random", "best" (best-first,
+	// best.go), "deepen" (iterative deepening: shortest counterexamples with depth-first memory,
+	// deepen.go) or "swarm" (randomised depth-first searches sharing one visited set, swarm.go).
+	Search    string
+	MaxDepth  int   // 0: unbounded
+	MaxStates int64 // 0: unbounded
+	All       bool  // go on after a violation and report every distinct one (by signature)
+	Exact     bool  // keep every state exactly instead of 64-bit hashes (small models, tests)
 
 	Steps int    // random: the walk's length (default 10,000)
 	Seed  uint64 // random: the generator's seed (0 means 1)
 	Keep  bool   // random: keep the walk as a trace even when nothing is violated
+
+	// Goal names a scenario (cmc.Model.Sometimes): the search stops when it reaches it, and a
+	// best-first search expands the states of the best progress towards it first.
+	Goal string
 
 	// From starts the search from the state after the first FromSteps steps of a stored trace (all
 	// of them when FromSteps is 0), instead of the initial state.
@@ -76,6 +83,12 @@ type Progress struct {
 	Transitions int64 `json:"transitions"`
 	Depth       int   `json:"depth"`
 	Frontier    int   `json:"frontier"`
+	// Score is the score of the state a best-first search is expanding (Result.Heuristic says
+	// what it is).
+	Score []int `json:"score,omitempty"`
+	// Reached is how many of the model's scenarios the search has reached, of Scenarios.
+	Reached   int `json:"reached,omitempty"`
+	Scenarios int `json:"scenarios,omitempty"`
 }
 
 // A Result summarises a search.
@@ -119,4 +132,23 @@ type Result struct {
 	// (filled in by the coordinator, not the engine: coverage.go).
 	Coverage *Coverage `json:"coverage,omitempty"`
 	runs     []int64   // by event index
+	// Scenarios says which of the model's scenarios the search reached (cmc.Model.Sometimes).
+	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
+	// Heuristic is what ordered a best-first search: score, abstract or values (guide.go).
+	Heuristic string `json:"heuristic,omitempty"`
+}
+
+// Traces are the traces a result holds, in the order they are stored: the violations, the kept
+// walk, then the scenarios' (Scenarios, those with a trace).
+func (r *Result) Traces() []*Trace {
+	ts := r.Violations[:len(r.Violations):len(r.Violations)]
+	if r.Walk != nil {
+		ts = append(ts, r.Walk)
+	}
+	for _, sc := range r.Scenarios {
+		if sc.Trace != nil {
+			ts = append(ts, sc.Trace)
+		}
+	}
+	return ts
 }

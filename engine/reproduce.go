@@ -19,6 +19,8 @@ func (s *search) reproduce(path []pathStep, v *Violation) ([]pathStep, *Violatio
 	switch v.Kind {
 	case "hang", "crash", "nondeterminism":
 		return path, nil // the last step cannot be run again, or is already this finding
+	case "guide":
+		return path, nil // a function only searches call (a score, a scenario) failed: no verdict sees it
 	}
 	st := s.init
 	for i, p := range path {

@@ -47,6 +47,9 @@ type search struct {
 	limit           int64 // transitions to self-check
 	// lastRun is the last handler run Begin was told of, in the search's order (parallel.go).
 	lastRun Position
+	// scenarios are the model's, followed on every state stored (scenario.go).
+	scenarios *scenarios
+	score     []int // best-first: the score of the state being expanded (best.go)
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -67,6 +70,9 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	s := &search{ctx: ctx, mc: mc, opts: opts, init: init, sigs: map[string]bool{},
 		res: &Result{Exact: opts.Exact}, visited: newVisited(opts.Exact), limit: limit}
 	defer s.free()
+	if s.scenarios, err = newScenarios(mc.Def, opts); err != nil {
+		return nil, err
+	}
 	if limit > 0 {
 		s.checked-- // the initial state is not a transition
 		found, err := s.selfCheckAfter(Position{State: 0, Event: -1, Attempt: 0}, init, nil, func() []pathStep { return nil })
@@ -89,7 +95,10 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	}
 	if v := s.mc.StateVerdict(); v != nil {
 		s.violation(0, nil, v)
-	} else {
+	} else if s.sometimes(0); !s.stop {
+		if len(s.scenarios.list) > 0 {
+			s.opts.Workers = 1 // parallel.go's workers do not evaluate scenarios
+		}
 		switch opts.Search {
 		case "", "bfs":
 			err = s.bfs(start)
@@ -97,13 +106,20 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 			err = s.dfs(start)
 		case "random":
 			err = s.walk(start)
+		case "best":
+			err = s.best(start)
+		case "deepen":
+			err = s.deepen(start)
+		case "swarm":
+			err = s.swarm(start)
 		default:
-			return nil, fmt.Errorf("unknown search %q: use bfs, dfs or random", opts.Search)
+			return nil, fmt.Errorf("unknown search %q: use bfs, dfs, random, best, deepen or swarm", opts.Search)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	s.scenarioResults()
 	if bad := canon.Unmatched(mc.Def.Rules); len(bad) > 0 {
 		return nil, fmt.Errorf("model %s: %s", mc.Def.Name, strings.Join(bad, "; "))
 	}
@@ -275,7 +291,7 @@ func (s *search) tick(depth, frontier int) {
 		s.stop, s.res.Cancelled = true, true
 	}
 	if s.opts.Progress != nil {
-		s.opts.Progress(Progress{States: s.res.States, Transitions: s.res.Transitions, Depth: depth, Frontier: frontier})
+		s.opts.Progress(s.progress(depth, frontier))
 	}
 }
 
@@ -374,6 +390,9 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	s.res.Depth = max(s.res.Depth, s.depth+1)
 	if v := s.mc.StateVerdict(); v != nil {
 		s.violation(nidx, nil, v)
+		return nil
+	}
+	if s.sometimes(nidx); s.stop {
 		return nil
 	}
 	if mc.cut() {

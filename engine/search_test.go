@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/cmc-go/cmc"
 )
 
 // TestSearch runs the transcripts in testdata/: `check model=NAME [search=bfs|dfs|random] [depth=N]
@@ -20,6 +22,8 @@ func TestSearch(t *testing.T) {
 			switch d.Cmd {
 			case "check":
 				return runCheck(t, d)
+			case "visit":
+				return runVisit(t, d)
 			}
 			return "unknown command " + d.Cmd
 		})
@@ -27,6 +31,16 @@ func TestSearch(t *testing.T) {
 }
 
 func runCheck(t *testing.T, d *datadriven.TestData) string {
+	name, opts := checkArgs(t, d)
+	build, ok := testModels[name]
+	if !ok {
+		t.Fatalf("unknown model %q", name)
+	}
+	return checkResult(build(), opts)
+}
+
+// checkArgs reads a check's model name and options.
+func checkArgs(t *testing.T, d *datadriven.TestData) (string, Options) {
 	var name string
 	var opts Options
 	for _, a := range d.CmdArgs {
@@ -54,15 +68,20 @@ func runCheck(t *testing.T, d *datadriven.TestData) string {
 			opts.Keep = true
 		case "selfcheck":
 			opts.SelfCheck = int64(n)
+		case "goal":
+			opts.Goal = v
+		case "states":
+			opts.MaxStates = int64(n)
 		default:
 			t.Fatalf("unknown argument %s", a.Key)
 		}
 	}
-	build, ok := testModels[name]
-	if !ok {
-		t.Fatalf("unknown model %q", name)
-	}
-	res, err := Check(context.Background(), build(), opts)
+	return name, opts
+}
+
+// checkResult runs a check and prints its result and each violation's trace.
+func checkResult(m *cmc.Model, opts Options) string {
+	res, err := Check(context.Background(), m, opts)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
@@ -79,6 +98,20 @@ func runCheck(t *testing.T, d *datadriven.TestData) string {
 	if res.Walk != nil {
 		fmt.Fprintf(&b, "walk of %d steps\n", len(res.Walk.Steps))
 		writeTrace(&b, res.Walk)
+	}
+	if res.Heuristic != "" {
+		fmt.Fprintf(&b, "heuristic %s\n", res.Heuristic)
+	}
+	for _, sc := range res.Scenarios {
+		fmt.Fprintf(&b, "scenario %q reached %v, states %d", sc.Name, sc.Reached, sc.States)
+		if sc.Progress != nil {
+			fmt.Fprintf(&b, ", best progress %d", *sc.Progress)
+		}
+		b.WriteString("\n")
+		if sc.Trace != nil {
+			fmt.Fprintf(&b, "  %s\n", sc.Trace.Violation.Message)
+			writeTrace(&b, sc.Trace)
+		}
 	}
 	return b.String()
 }

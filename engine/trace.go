@@ -59,7 +59,7 @@ func (c Choice) String() string {
 
 // A Violation says what went wrong at the end of a trace.
 type Violation struct {
-	Kind      string `json:"kind"` // invariant, assertion, panic, deadlock, step-invariant, model-error, hang, crash
+	Kind      string `json:"kind"` // invariant, assertion, panic, deadlock, step-invariant, model-error, hang, crash, guide (guide.go), scenario (scenario.go)
 	Name      string `json:"name,omitempty"`
 	Message   string `json:"message"`
 	Site      string `json:"site,omitempty"`

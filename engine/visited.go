@@ -15,6 +15,10 @@ type visited struct {
 	current atomic.Pointer[[]uint64] // table, for seen
 	retired [][]uint64               // tables grown out of while readers may hold them
 	readers bool                     // seen may be running on other goroutines
+	// depths, when set, makes add depth-aware for iterative deepening (deepen.go): a state is
+	// new again when found at a smaller depth than before. at is the depth of the states added.
+	depths map[string]int32
+	at     int32
 }
 
 func newVisited(exact bool) *visited {
@@ -29,6 +33,9 @@ func newVisited(exact bool) *visited {
 // add reports whether the state is new, and records it. key is the exact identity (component ids
 // as bytes) used only in exact mode.
 func (v *visited) add(h uint64, key []byte) bool {
+	if v.depths != nil {
+		return v.shallower(key)
+	}
 	if v.exact != nil {
 		if _, ok := v.exact[string(key)]; ok {
 			return false
@@ -76,6 +83,10 @@ func (v *visited) seen(h uint64) bool {
 
 // has reports whether the state was recorded.
 func (v *visited) has(h uint64, key []byte) bool {
+	if v.depths != nil {
+		_, ok := v.depths[string(key)]
+		return ok
+	}
 	if v.exact != nil {
 		_, ok := v.exact[string(key)]
 		return ok

@@ -18,14 +18,10 @@ func (s *Store) AddResult(run Run, res *engine.Result, found time.Time) (runID i
 	if err != nil {
 		return 0, nil, err
 	}
-	traces := res.Violations
-	if res.Walk != nil {
-		traces = append(traces[:len(traces):len(traces)], res.Walk)
-	}
 	if err := s.AddCoverage(runID, res); err != nil {
 		return runID, nil, err
 	}
-	for _, t := range traces {
+	for _, t := range res.Traces() {
 		id, err := s.AddTrace(runID, t, found)
 		if err != nil {
 			return runID, traceIDs, err

@@ -529,6 +529,25 @@ func TestAddResult(t *testing.T) {
 	}
 }
 
+// A scenario's trace is stored after the violations, with kind scenario, and the run's outcome is
+// still that of its violations.
+func TestAddResultScenarios(t *testing.T) {
+	s, _ := openTemp(t)
+	found := newSynth(12).trace(2)
+	found.Violation = engine.NewViolation("scenario", "route found", "reached", "")
+	res := &engine.Result{States: 5, Scenarios: []engine.ScenarioResult{{Name: "none"}, {Name: "route found", Reached: true, Trace: found}}}
+	run, ids, err := s.AddResult(Run{Model: "aodv"}, res, time.Unix(2, 0))
+	if err != nil || len(ids) != 1 {
+		t.Fatal(ids, err)
+	}
+	if r, _ := s.Run(run); r.Outcome != "ok" {
+		t.Errorf("run outcome %q, want ok", r.Outcome)
+	}
+	if ti, _ := s.TraceInfo(ids[0]); ti.Kind != "scenario" || ti.Name != "route found" || ti.Length != 2 {
+		t.Errorf("scenario trace %+v", ti)
+	}
+}
+
 // A minimized trace is stored with the original's run and says which trace it was made from.
 func TestAddDerived(t *testing.T) {
 	s, _ := openTemp(t)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +17,8 @@ type Check struct {
 	Params  map[string]string
 	Package string
 	Search  string
-	All     bool // the search went on after violations
+	All     bool   // the search went on after violations
+	Goal    string // the scenario the search stopped at, once reached
 	Elapsed time.Duration
 }
 
@@ -32,6 +34,8 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 		how = "cancelled"
 	case !res.Complete && len(res.Violations) > 0 && !c.All:
 		how = "stopped at the first violation"
+	case !res.Complete && reached(res, c.Goal):
+		how = "stopped at the goal"
 	case !res.Complete:
 		how = "not complete (bounded)"
 	}
@@ -57,9 +61,34 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 	if res.PrefixNote != "" {
 		fmt.Fprintln(w, "note: "+res.PrefixNote)
 	}
+	if res.Heuristic != "" {
+		fmt.Fprintf(w, "best-first by %s\n", heuristics[res.Heuristic])
+	}
+	for _, sc := range res.Scenarios {
+		switch {
+		case sc.Reached:
+			fmt.Fprintf(w, "scenario %q: reached (%s states stored then)\n", sc.Name, Thousands(sc.States))
+		case sc.Progress != nil:
+			fmt.Fprintf(w, "scenario %q: not reached; best progress %d\n", sc.Name, *sc.Progress)
+		default:
+			fmt.Fprintf(w, "scenario %q: not reached\n", sc.Name)
+		}
+	}
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "no violation")
 	}
+}
+
+// reached reports whether the check reached scenario goal.
+func reached(res *engine.Result, goal string) bool {
+	return slices.ContainsFunc(res.Scenarios, func(sc engine.ScenarioResult) bool { return sc.Name == goal && sc.Reached })
+}
+
+// heuristics say what ordered a best-first search (engine.Result.Heuristic).
+var heuristics = map[string]string{
+	"score":    "the model's score",
+	"abstract": "novelty of the model's abstract state",
+	"values":   "novelty of the values written (the model gives no score or abstract state)",
 }
 
 // Violation renders a violation on one line: kind, property, message and site.
@@ -98,4 +127,21 @@ func Thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Guidance is what a progress report says of a best-first search's score and of the scenarios
+// reached, as " · score 3/5 · 1 of 2 scenarios reached", or "" when there is neither.
+func Guidance(p engine.Progress) string {
+	var b strings.Builder
+	if len(p.Score) > 0 {
+		parts := make([]string, len(p.Score))
+		for i, v := range p.Score {
+			parts[i] = strconv.Itoa(v)
+		}
+		b.WriteString(" · score " + strings.Join(parts, "/"))
+	}
+	if p.Scenarios > 0 {
+		fmt.Fprintf(&b, " · %d of %d scenarios reached", p.Reached, p.Scenarios)
+	}
+	return b.String()
 }

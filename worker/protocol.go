@@ -37,6 +37,7 @@ type CheckOptions struct {
 	StrictPrefix bool          `json:"strict_prefix,omitempty"`
 	SelfCheck    int64         `json:"self_check,omitempty"` // see engine.Options.SelfCheck
 	Workers      int           `json:"workers,omitempty"`    // see engine.Options.Workers
+	Goal         string        `json:"goal,omitempty"`       // see engine.Options.Goal
 	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
 	// (default 10).
 	Deadline float64 `json:"deadline,omitempty"`

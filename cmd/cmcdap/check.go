@@ -56,13 +56,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.model, "model", "", "model `name` (default: the package's only model)")
 	fs.Var(f.params, "set", "model parameter `KEY=VALUE` (repeatable)")
 	def := service.DefaultSettings()
-	fs.StringVar(&f.run.Search, "search", def.Search, "search: bfs (shortest traces), dfs or random")
+	fs.StringVar(&f.run.Search, "search", def.Search, "search: bfs (shortest traces), dfs, random, best (best-first by the model's score), deepen (iterative deepening: shortest traces, depth-first memory) or swarm (randomised depth-first searches)")
+	fs.StringVar(&f.run.Goal, "goal", "", "stop at the first state that reaches the model's scenario `NAME` (m.Sometimes); best-first follows its progress")
 	fs.IntVar(&f.run.MaxDepth, "depth", 0, "depth bound (0: none)")
 	fs.Int64Var(&f.run.MaxStates, "states", 0, "stop after this many states (0: no bound)")
 	fs.BoolVar(&f.run.All, "all", false, "go on after a violation and report every distinct one")
 	fs.BoolVar(&f.run.Exact, "exact", false, "keep states exactly instead of 64-bit hashes")
 	fs.IntVar(&f.run.Steps, "steps", def.Steps, "random: walk length")
-	fs.Uint64Var(&f.run.Seed, "seed", def.Seed, "random: seed")
+	fs.Uint64Var(&f.run.Seed, "seed", def.Seed, "random, swarm: seed")
 	fs.BoolVar(&f.run.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
@@ -247,14 +248,14 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 	return func(p engine.Progress) {
 		secs := time.Since(start).Seconds()
-		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth)
+		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d%s\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth, tracefmt.Guidance(p))
 	}
 }
 
 // writeFindings prints the check's summary and every violation with its trace: before anything
 // is stored, so a store that fails loses nothing the user has not seen.
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
-	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Elapsed: elapsed}, res)
+	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Goal: c.Settings.Goal, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(w, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage, Root: wd})
@@ -286,8 +287,14 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r 
 			fmt.Fprintln(w)
 		}
 	}
-	if res.Walk != nil && len(ids) > len(res.Violations) {
-		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), ids[len(ids)-1], dbPath)
+	walk, scenarios := service.OtherTraces(res, ids)
+	if walk != 0 {
+		fmt.Fprintf(w, "\nrandom walk of %d steps stored as trace %d in %s\n", len(res.Walk.Steps), walk, dbPath)
+	}
+	for i, sc := range res.Scenarios {
+		if scenarios[i] != 0 {
+			fmt.Fprintf(w, "scenario %q: %s in %d steps, stored as trace %d\n", sc.Name, sc.Trace.Violation.Message, len(sc.Trace.Steps), scenarios[i])
+		}
 	}
 	if r.Comparison != "" {
 		fmt.Fprintf(w, "from bookmark %s: %s\n", r.Bookmark.Name, r.Comparison)
@@ -297,6 +304,10 @@ func writeStored(w io.Writer, res *engine.Result, ids []int64, dbPath string, r 
 // writeJSON prints the outcome as one object. When storing failed, store_error says why and each
 // violation carries its trace, so the finding is in the output.
 func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Duration, storeErr error) {
+	type scenario struct {
+		engine.ScenarioResult
+		TraceID int64 `json:"trace_id,omitempty"`
+	}
 	type violation struct {
 		Kind    string        `json:"kind"`
 		Name    string        `json:"name,omitempty"`
@@ -321,7 +332,10 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		SpilledBytes  int64       `json:"spilled_bytes"`
 		Violations    []violation `json:"violations"`
 		WalkTraceID   int64       `json:"walk_trace_id,omitempty"`
-		StoreError    string      `json:"store_error,omitempty"`
+		// Scenarios are engine.Result's, each with the id of its stored trace.
+		Scenarios  []scenario `json:"scenarios,omitempty"`
+		Heuristic  string     `json:"heuristic,omitempty"`
+		StoreError string     `json:"store_error,omitempty"`
 		// What the search exercised: states expanded, transitions per expanded state, each
 		// event's runs, and with -cover the coverage of the user's code.
 		Expanded  int64              `json:"expanded"`
@@ -330,7 +344,8 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Coverage  *engine.Coverage   `json:"coverage,omitempty"`
 	}{Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
-		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{}}
+		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{},
+		Heuristic: res.Heuristic}
 	for i, t := range res.Violations {
 		v := violation{Kind: t.Violation.Kind, Name: t.Violation.Name, Message: t.Violation.Message, Length: len(t.Steps)}
 		if i < len(ids) {
@@ -340,8 +355,13 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		}
 		out.Violations = append(out.Violations, v)
 	}
-	if res.Walk != nil && len(ids) > len(res.Violations) {
-		out.WalkTraceID = ids[len(ids)-1]
+	walk, scenarios := service.OtherTraces(res, ids)
+	out.WalkTraceID = walk
+	for i, sc := range res.Scenarios {
+		if scenarios[i] != 0 {
+			sc.Trace = nil // stored
+		}
+		out.Scenarios = append(out.Scenarios, scenario{sc, scenarios[i]})
 	}
 	if storeErr != nil {
 		out.StoreError = oneLine(storeErr.Error())

@@ -33,7 +33,7 @@ func TestBadArguments(t *testing.T) {
 		{"check -deadline -2 ./a", "cmcdap check: -deadline -2: want a positive number of seconds, e.g. -deadline 10"},
 		{"check -deadline NaN ./a", "cmcdap check: -deadline NaN: want a positive number of seconds, e.g. -deadline 10"},
 		{"check -deadline Inf ./a", "cmcdap check: -deadline +Inf: want a positive number of seconds, e.g. -deadline 10"},
-		{"check -search bfz ./a", `cmcdap check: -search "bfz": want bfs, dfs or random`},
+		{"check -search bfz ./a", `cmcdap check: -search "bfz": want bfs, dfs, random, best, deepen, swarm`},
 		{"check -set nodes ./a", `cmcdap check: invalid value "nodes" for flag -set: want KEY=VALUE, e.g. -set nodes=3: cmcdap check -h lists the flags`},
 		// replay
 		{"replay", "cmcdap replay: give one trace id (cmcdap replay 3) or -trace FILE.json"},

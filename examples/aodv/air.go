@@ -65,6 +65,11 @@ type Air struct {
 	Hear   int      `cmc:"-"` // most neighbours that hear one broadcast
 	Copies bool     `cmc:"-"` // a broadcast is one copy per neighbour
 	Nodes  []NodeID `cmc:"-"` // who is on the channel
+	// Links is the topology: Links[a][b] says that b hears what a sends, a broadcast or a
+	// unicast (a unicast goes to a next hop, a neighbour). nil: every node hears every other,
+	// the complete topology of the thesis's model; AODVChain and AODVGrid (scale.go) give
+	// chains and grids.
+	Links [][]bool `cmc:"-"`
 }
 
 func (a *Air) full() bool { return a.Bound > 0 && len(a.Pending) >= a.Bound }
@@ -82,12 +87,7 @@ func (a *Air) Send(from, to NodeID, m Message) error {
 
 // Broadcast sends m to every other node on the channel.
 func (a *Air) Broadcast(from NodeID, m Message) error {
-	var hear []NodeID
-	for _, n := range a.Nodes {
-		if n != from {
-			hear = append(hear, n)
-		}
-	}
+	hear := a.neighbours(from)
 	if a.Copies {
 		sent := 0
 		for _, n := range hear {
@@ -167,7 +167,7 @@ func (a *Air) Receive(to NodeID, mayLose bool) (p Packet, ok bool) {
 	}
 	note("deliver", p.From, to, p.Msg, "")
 	if len(rest) > 0 {
-		heard := len(a.Nodes) - 1 - len(rest)
+		heard := len(a.neighbours(p.From)) - len(rest)
 		if heard < a.Hear && cmc.ChooseOf(noYes, func(stays bool) string { return staying(stays, p, rest) }) {
 			m := p.Msg
 			m.Unreachable = slices.Clone(m.Unreachable) // the receiver got p.Msg
@@ -210,4 +210,15 @@ func note(kind string, from, to NodeID, m Message, extra string) {
 		return
 	}
 	cmc.Record(cmc.Note{Kind: kind, From: from.String(), To: to.String(), Msg: m.String() + extra})
+}
+
+// neighbours are the nodes that hear what from sends (see Links).
+func (a *Air) neighbours(from NodeID) []NodeID {
+	var hear []NodeID
+	for _, n := range a.Nodes {
+		if n != from && (a.Links == nil || a.Links[from][n]) {
+			hear = append(hear, n)
+		}
+	}
+	return hear
 }

@@ -50,21 +50,22 @@ import (
 
 // ModelConfig bounds the model, as the thesis bounds its state space (section 4.5).
 type ModelConfig struct {
-	Nodes     int  // 2 to 4, fully connected
-	Queue     int  // the air holds at most this many packets (a broadcast is one)
-	Dest      int  // the destination the others request routes to; -1: each node to every other
-	MaxSeq    int  // states with a larger sequence number of a destination are cut
-	MaxRREQ   int  // each node originates at most this many RREQs (ids 1 to MaxRREQ)
-	Requests  int  // all nodes together originate at most this many RREQs; -1: no bound
-	Faults    int  // at most this many lost packets, route timeouts and link failures; -1: no bound
-	Hear      int  // at most this many neighbours hear one broadcast (see Air)
-	Copies    bool // a broadcast is one copy per neighbour instead of one packet in the air
-	AllocFail bool // a message buffer allocation may fail
-	SendFail  bool // a send may fail at the interface
-	Order     bool // check the loop-freedom partial order on every next-hop pair
-	Reboot    bool // nodes may reboot
-	Forget    bool // seen RREQs are forgotten once their flood is over (for long random walks)
-	Bug       bool // the specification's unguarded RERR rule
+	Nodes     int      // 2 to 4, fully connected
+	Queue     int      // the air holds at most this many packets (a broadcast is one)
+	Dest      int      // the destination the others request routes to; -1: each node to every other
+	MaxSeq    int      // states with a larger sequence number of a destination are cut
+	MaxRREQ   int      // each node originates at most this many RREQs (ids 1 to MaxRREQ)
+	Requests  int      // all nodes together originate at most this many RREQs; -1: no bound
+	Faults    int      // at most this many lost packets, route timeouts and link failures; -1: no bound
+	Hear      int      // at most this many neighbours hear one broadcast (see Air)
+	Copies    bool     // a broadcast is one copy per neighbour instead of one packet in the air
+	AllocFail bool     // a message buffer allocation may fail
+	SendFail  bool     // a send may fail at the interface
+	Order     bool     // check the loop-freedom partial order on every next-hop pair
+	Reboot    bool     // nodes may reboot
+	Forget    bool     // seen RREQs are forgotten once their flood is over (for long random walks)
+	Bug       bool     // the specification's unguarded RERR rule
+	Links     [][]bool // the topology (see Air.Links); nil: complete
 }
 
 // System is the checked system: the routers, the air between them, and the faults injected.
@@ -86,7 +87,13 @@ type Faults struct {
 // bounded unordered channel that may lose packets, and the events of Table 4.1, shaped and bounded
 // as the comment at the top of this file says.
 func NewModel(name string, cfg ModelConfig) *cmc.Model {
-	s := &System{cfg: cfg, Air: &Air{Bound: cfg.Queue, Hear: cfg.Hear, Copies: cfg.Copies}, Faults: &Faults{}}
+	m, _ := newSystem(name, cfg)
+	return m
+}
+
+// newSystem is NewModel, and the system the model checks.
+func newSystem(name string, cfg ModelConfig) (*cmc.Model, *System) {
+	s := &System{cfg: cfg, Air: &Air{Bound: cfg.Queue, Hear: cfg.Hear, Copies: cfg.Copies, Links: cfg.Links}, Faults: &Faults{}}
 	m := cmc.NewModel(name)
 	m.Environment("net", s.Air)
 	m.Environment("faults", s.Faults)
@@ -154,7 +161,7 @@ func NewModel(name string, cfg ModelConfig) *cmc.Model {
 	// route to A shows as one route added, not the route to D changing into it.
 	m.Key(cmc.TypeName[Router](), "routes", "Dest")
 	m.Key(cmc.TypeName[Router](), "seen", "Orig", "ID")
-	return m
+	return m, s
 }
 
 func init() {

@@ -85,6 +85,12 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 	// The editor shows the result where the user looks (a notification, the results view), with or
 	// without a violation: the console is not enough.
 	s.send(&resultEvent{Event: event("cmc/result"), Body: report})
+	if goal, id := goalTrace(run.check.Settings.Goal, res, ids); goal != nil && len(res.Violations) == 0 && !run.noDebug {
+		// The check was asked for a trace to the goal: step through it.
+		s.show(newTrace(id, goal))
+		s.whenConfigured(func() { s.firstStop(run.onEntry) })
+		return
+	}
 	if len(res.Violations) == 0 || len(ids) == 0 || run.noDebug {
 		code := 0
 		if len(res.Violations) > 0 {
@@ -106,11 +112,22 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 	s.whenConfigured(func() { s.firstStop(run.onEntry) })
 }
 
+// goalTrace is the stored trace to the goal scenario, if the check reached it.
+func goalTrace(goal string, res *engine.Result, ids []int64) (*engine.Trace, int64) {
+	_, scenarios := service.OtherTraces(res, ids)
+	for i, sc := range res.Scenarios {
+		if sc.Name == goal && sc.Reached && scenarios[i] != 0 {
+			return sc.Trace, scenarios[i]
+		}
+	}
+	return nil, 0
+}
+
 // summarize says what a check did and found, as the debug console shows it.
 func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Duration, dbPath string, r service.Report) string {
 	var b strings.Builder
 	tracefmt.Summary(&b, tracefmt.Check{Model: run.check.Model, Params: run.check.Params, Package: run.build.Package.ImportPath,
-		Search: orDefault(run.check.Settings.Search, "bfs"), Elapsed: elapsed}, res)
+		Search: orDefault(run.check.Settings.Search, "bfs"), Goal: run.check.Settings.Goal, Elapsed: elapsed}, res)
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(&b, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage})
 	}
@@ -139,5 +156,5 @@ func orDefault(s, def string) string {
 // settings are the launch configuration's search settings, as every run records them.
 func settings(c *launchConfig) service.RunSettings {
 	return service.RunSettings{Search: c.Search, MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Steps: c.Steps,
-		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Coverage: c.Coverage, CoverPackages: c.CoverPackages}
+		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Coverage: c.Coverage, CoverPackages: c.CoverPackages, Goal: c.Goal}
 }

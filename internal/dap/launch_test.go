@@ -26,7 +26,7 @@ func TestLaunchErrors(t *testing.T) {
 	}{
 		{map[string]any{}, `"program" is missing`},
 		{map[string]any{"program": 3}, `launch: "program" must be a string, not 3`},
-		{map[string]any{"program": dir, "search": "xyz"}, `launch: "search" must be one of bfs, dfs, random, not "xyz"`},
+		{map[string]any{"program": dir, "search": "xyz"}, `launch: "search" must be one of bfs, dfs, random, best, deepen, swarm, not "xyz"`},
 		{map[string]any{"program": dir, "maxDepth": "ten"}, `launch: "maxDepth" must be a whole number from 0 to 2147483647, not "ten"`},
 		{map[string]any{"program": dir, "maxStates": -1}, `"maxStates" must be a whole number from 0 up, not -1`},
 		{map[string]any{"program": dir, "steps": 1.5}, `"steps" must be a whole number`},

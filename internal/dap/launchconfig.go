@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/service"
 )
 
 // A launchConfig is a cmc launch configuration, checked attribute by attribute: a wrong type
@@ -20,6 +21,7 @@ type launchConfig struct {
 	Model         string            // default: the package's only model
 	Params        map[string]string // model parameters, as -set KEY=VALUE
 	Search        string            // bfs, dfs or random
+	Goal          string            // a scenario to reach
 	MaxDepth      int
 	MaxStates     int64
 	Steps         int     // random: walk length
@@ -85,9 +87,14 @@ var LaunchAttrs = []LaunchAttr{
 	{Name: "params", Kind: KindParams, EditorDefault: map[string]any{},
 		DefaultDoc: "`{}`",
 		Doc:        "Model parameters, read by the model with `Params.Int`/`String`/`Bool` (like `cmcdap check -set KEY=VALUE`): values are strings, numbers or booleans, e.g. `{\"nodes\": 3, \"bug\": true}`."},
-	{Name: "search", Kind: KindEnum, Default: "bfs", Enum: []string{"bfs", "dfs", "random"},
-		EnumDocs: []string{"Breadth-first: finds the shortest counterexample.", "Depth-first: less memory, longer traces.", "Random walks of `steps` steps from `seed`."},
-		Doc:      "Search strategy: bfs finds the shortest counterexample."},
+	{Name: "search", Kind: KindEnum, Default: "bfs", Enum: service.Searches,
+		EnumDocs: []string{"Breadth-first: finds the shortest counterexample.", "Depth-first: less memory, longer traces.", "Random walks of `steps` steps from `seed`.",
+			"Best-first: the states the model's `Score` ranks highest first (else the least often seen `Abstract` state, else the most new values); with `goal`, the best progress towards it first.",
+			"Iterative deepening: depth-first searches bounded at 1, 2, 3... steps; the shortest counterexample, with depth-first memory.",
+			"Swarm: 8 randomised depth-first searches from `seed`, each with a share of `maxStates`; each distinct violation is reported once."},
+		Doc: "Search strategy: bfs finds the shortest counterexample; best follows the model's score (docs/search.md)."},
+	{Name: "goal", Kind: KindString,
+		Doc: "A scenario of the model (`m.Sometimes`): the check stops at the first state that reaches it and shows the trace there; `best` search follows its progress."},
 	{Name: "maxDepth", Kind: KindCount, Min: 0, Max: math.MaxInt32, EditorDefault: int64(0), DefaultDoc: "0 (none)",
 		Doc: "Depth bound: do not explore beyond this many steps (0: no bound)."},
 	{Name: "maxStates", Kind: KindCount, Min: 0, Max: math.MaxInt64, EditorDefault: int64(0), DefaultDoc: "0 (none)",
@@ -95,7 +102,7 @@ var LaunchAttrs = []LaunchAttr{
 	{Name: "steps", Kind: KindCount, Min: 1, Max: math.MaxInt32, Default: int64(10000),
 		Doc: "Random search: the length of each walk."},
 	{Name: "seed", Kind: KindCount, Min: 0, Max: math.MaxInt64, Default: int64(1),
-		Doc: "Random search: the seed (the same seed gives the same walk)."},
+		Doc: "Random and swarm search: the seed (the same seed gives the same walk, the same swarm)."},
 	{Name: "deadline", Kind: KindSeconds, Default: 10.0,
 		Want: "seconds a transition may run: a number above 0",
 		Doc:  "Seconds one transition may run before it is reported as a hang (a finding with a trace)."},
@@ -161,6 +168,7 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	p.str("model", &c.Model)
 	p.params(&c.Params)
 	p.oneOf("search", &c.Search)
+	p.str("goal", &c.Goal)
 	c.MaxDepth = int(p.count("maxDepth"))
 	c.MaxStates = p.count("maxStates")
 	c.Steps = int(p.count("steps"))

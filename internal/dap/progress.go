@@ -33,7 +33,7 @@ func (s *Session) progressUpdate(run *checkRun, p engine.Progress) {
 	secs := max(time.Since(run.start).Seconds(), 1e-3)
 	e := &dap.ProgressUpdateEvent{Event: event("progressUpdate")}
 	e.Body = dap.ProgressUpdateEventBody{ProgressId: run.progressID,
-		Message: fmt.Sprintf("%s states · %s states/s · depth %d", tracefmt.Thousands(p.States), tracefmt.Thousands(int64(float64(p.States)/secs)), p.Depth)}
+		Message: fmt.Sprintf("%s states · %s states/s · depth %d%s", tracefmt.Thousands(p.States), tracefmt.Thousands(int64(float64(p.States)/secs)), p.Depth, tracefmt.Guidance(p))}
 	s.send(e)
 }
 

@@ -40,7 +40,10 @@ func (s *Session) stopAt(p engine.Cursor, st stop) {
 	if s.views != nil {
 		s.views.Show(s.tr.id, p.Shown())
 	}
-	if v := s.tr.t.Violation; v != nil && p == s.tr.t.End() {
+	if v := s.tr.t.Violation; v != nil && v.Kind == "scenario" && p == s.tr.t.End() && len(st.hits) == 0 {
+		// A trace to a scenario ends where it is reached (or, not reached, at the best progress).
+		st = stop{reason: "goal", text: tracefmt.Violation(v), why: fmt.Sprintf("Scenario %q %s", v.Name, v.Message)}
+	} else if v != nil && p == s.tr.t.End() {
 		if len(st.hits) == 0 {
 			st = stop{reason: "exception", text: tracefmt.Violation(v)}
 		} else if st.text == "" {

@@ -101,3 +101,28 @@ func Save(db *store.Store, pkg *Package, c *Check, res *engine.Result, start, en
 		Code: pkg.CodeID, Start: start, End: end}
 	return db.AddResult(run, res, end)
 }
+
+// OtherTraces are the stored ids of the walk and of each scenario's trace (0: none, or not
+// stored), from the ids Save returned for res (the ids of res.Traces()).
+func OtherTraces(res *engine.Result, ids []int64) (walk int64, scenarios []int64) {
+	at := func(i int) int64 {
+		if i < len(ids) {
+			return ids[i]
+		}
+		return 0
+	}
+	next := len(res.Violations)
+	if res.Walk != nil {
+		walk = at(next)
+		next++
+	}
+	for _, sc := range res.Scenarios {
+		var id int64
+		if sc.Trace != nil {
+			id = at(next)
+			next++
+		}
+		scenarios = append(scenarios, id)
+	}
+	return walk, scenarios
+}

@@ -3,6 +3,8 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/worker"
@@ -12,7 +14,7 @@ import (
 // record and every run stores it as is (store.Run.Settings), so runs checked from the CLI and from
 // the editor read alike.
 type RunSettings struct {
-	Search    string `json:"search"` // bfs, dfs or random
+	Search    string `json:"search"` // bfs, dfs, random, best, deepen or swarm (Searches)
 	MaxDepth  int    `json:"max_depth,omitempty"`
 	MaxStates int64  `json:"max_states,omitempty"`
 	All       bool   `json:"all,omitempty"`   // go on after a violation
@@ -38,7 +40,12 @@ type RunSettings struct {
 	// CoverPackages are more packages to measure (comma-separated, as go build -coverpkg takes
 	// them), e.g. the protocol library a model checks.
 	CoverPackages string `json:"cover_packages,omitempty"`
+	// Goal is the scenario the search looks for (engine.Options.Goal).
+	Goal string `json:"goal,omitempty"`
 }
+
+// Searches are the search strategies, as the CLI and the launch configuration name them.
+var Searches = []string{"bfs", "dfs", "random", "best", "deepen", "swarm"}
 
 // DefaultSettings are the settings a front end starts from.
 func DefaultSettings() RunSettings {
@@ -48,10 +55,8 @@ func DefaultSettings() RunSettings {
 // Validate refuses settings that mean nothing. The messages name the setting as the CLI does;
 // the DAP front end checks its attributes as it parses them.
 func (s *RunSettings) Validate() error {
-	switch s.Search {
-	case "bfs", "dfs", "random":
-	default:
-		return fmt.Errorf("search %q: want bfs, dfs or random", s.Search)
+	if !slices.Contains(Searches, s.Search) {
+		return fmt.Errorf("search %q: want %s", s.Search, strings.Join(Searches, ", "))
 	}
 	return nil
 }
@@ -60,7 +65,7 @@ func (s *RunSettings) Validate() error {
 func (s *RunSettings) options(from *engine.Trace) *worker.CheckOptions {
 	o := &worker.CheckOptions{Search: s.Search, MaxDepth: s.MaxDepth, MaxStates: s.MaxStates, All: s.All,
 		Exact: s.Exact, Steps: s.Steps, Seed: s.Seed, Keep: s.Keep, Deadline: s.Deadline,
-		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory, Workers: s.Workers}
+		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory, Workers: s.Workers, Goal: s.Goal}
 	if from != nil {
 		o.From, o.FromSteps = from, s.FromSteps
 	}

@@ -9,15 +9,17 @@ export interface LaunchAttrs {
   model?: string;
   /** Model parameters, read by the model with `Params.Int`/`String`/`Bool` (like `cmcdap check -set KEY=VALUE`): values are strings, numbers or booleans, e.g. `{"nodes": 3, "bug": true}`. */
   params?: Record<string, string | number | boolean>;
-  /** Search strategy: bfs finds the shortest counterexample. */
-  search?: 'bfs' | 'dfs' | 'random';
+  /** Search strategy: bfs finds the shortest counterexample; best follows the model's score (docs/search.md). */
+  search?: 'bfs' | 'dfs' | 'random' | 'best' | 'deepen' | 'swarm';
+  /** A scenario of the model (`m.Sometimes`): the check stops at the first state that reaches it and shows the trace there; `best` search follows its progress. */
+  goal?: string;
   /** Depth bound: do not explore beyond this many steps (0: no bound). */
   maxDepth?: number;
   /** Stop after this many distinct states (0: no bound). */
   maxStates?: number;
   /** Random search: the length of each walk. */
   steps?: number;
-  /** Random search: the seed (the same seed gives the same walk). */
+  /** Random and swarm search: the seed (the same seed gives the same walk, the same swarm). */
   seed?: number;
   /** Seconds one transition may run before it is reported as a hang (a finding with a trace). */
   deadline?: number;
@@ -62,7 +64,8 @@ export const launchAttrRules: readonly AttrRule[] = [
   { name: 'program', kind: 'string' },
   { name: 'model', kind: 'string' },
   { name: 'params', kind: 'params' },
-  { name: 'search', kind: 'enum', values: ['bfs', 'dfs', 'random'] },
+  { name: 'search', kind: 'enum', values: ['bfs', 'dfs', 'random', 'best', 'deepen', 'swarm'] },
+  { name: 'goal', kind: 'string' },
   { name: 'maxDepth', kind: 'integer', min: 0, max: 2147483647 },
   { name: 'maxStates', kind: 'integer', min: 0 },
   { name: 'steps', kind: 'integer', min: 1, max: 2147483647 },

@@ -13,11 +13,11 @@ test('debug type cmc with every launch attribute cmcdap reads', () => {
   assert.equal(dbg.type, 'cmc');
   assert.equal(dbg.label, 'CMC model checker');
   const attrs = dbg.configurationAttributes.launch.properties;
-  for (const k of ['program', 'model', 'params', 'search', 'maxDepth', 'maxStates', 'steps', 'seed', 'deadline', 'db', 'cwd', 'stopOnEntry', 'trace', 'bookmark']) {
+  for (const k of ['program', 'model', 'params', 'search', 'maxDepth', 'maxStates', 'steps', 'seed', 'deadline', 'db', 'cwd', 'stopOnEntry', 'trace', 'bookmark', 'goal']) {
     assert.ok(attrs[k], k);
     assert.ok(attrs[k].type && attrs[k].description, `${k} has a type and a description`);
   }
-  assert.deepEqual(attrs.search.enum, ['bfs', 'dfs', 'random']);
+  assert.deepEqual(attrs.search.enum, ['bfs', 'dfs', 'random', 'best', 'deepen', 'swarm']);
   assert.equal(attrs.search.default, 'bfs');
 });
 
