@@ -86,13 +86,9 @@ type Faults struct {
 // NewModel builds the AODV model of the thesis (section 4.4): nodes running the router, one
 // bounded unordered channel that may lose packets, and the events of Table 4.1, shaped and bounded
 // as the comment at the top of this file says.
-func NewModel(name string, cfg ModelConfig) *cmc.Model {
-	m, _ := newSystem(name, cfg)
-	return m
-}
-
-// newSystem is NewModel, and the system the model checks.
-func newSystem(name string, cfg ModelConfig) (*cmc.Model, *System) {
+// Each guide adds declarations that read the system (a best-first search's score, scenarios: see
+// scale.go) before the model is returned.
+func NewModel(name string, cfg ModelConfig, guides ...func(*cmc.Model, *System)) *cmc.Model {
 	s := &System{cfg: cfg, Air: &Air{Bound: cfg.Queue, Hear: cfg.Hear, Copies: cfg.Copies, Links: cfg.Links}, Faults: &Faults{}}
 	m := cmc.NewModel(name)
 	m.Environment("net", s.Air)
@@ -161,7 +157,10 @@ func newSystem(name string, cfg ModelConfig) (*cmc.Model, *System) {
 	// route to A shows as one route added, not the route to D changing into it.
 	m.Key(cmc.TypeName[Router](), "routes", "Dest")
 	m.Key(cmc.TypeName[Router](), "seen", "Orig", "ID")
-	return m, s
+	for _, g := range guides {
+		g(m, s)
+	}
+	return m
 }
 
 func init() {

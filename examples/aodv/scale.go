@@ -45,20 +45,20 @@ func init() {
 			if shape == "Grid" {
 				cfg.Links = grid(cfg.Nodes)
 			}
-			m, s := newSystem("AODV"+shape, cfg)
 			dest := NodeID(cfg.Dest)
-			switch score {
-			case 1:
-				m.Score(func() int { return s.validRoutes(Everyone) })
-			case 3:
-				m.Score(func() int { return s.validRoutes(dest) }, func() int { return s.validRoutes(Everyone) })
-			}
-			if abstract {
-				m.Abstract(func() any { return s.routesTo(dest) })
-			}
-			m.Sometimes("route found", func() bool { _, ok := s.Routers[0].NextHop(dest); return ok },
-				func() int { return s.validRoutes(dest) })
-			return m
+			return NewModel("AODV"+shape, cfg, func(m *cmc.Model, s *System) {
+				switch score {
+				case 1:
+					m.Score(func() int { return s.validRoutes(Everyone) })
+				case 3:
+					m.Score(func() int { return s.validRoutes(dest) }, func() int { return s.validRoutes(Everyone) })
+				}
+				if abstract {
+					m.Abstract(func() any { return s.routesTo(dest) })
+				}
+				m.Sometimes("route found", func() bool { _, ok := s.Routers[0].NextHop(dest); return ok },
+					func() int { return s.validRoutes(dest) })
+			})
 		})
 	}
 }

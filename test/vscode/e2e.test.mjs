@@ -489,7 +489,7 @@ async function checkThisPackage() {
   await pick.filter({ hasText: 'AODVSpecBug' }).first().waitFor({ state: 'visible', timeout: 120000 });
   const offered = (await pick.allInnerTexts()).map((t) => t.trim());
   log('models offered:', offered.join(' / '));
-  assert.deepEqual(offered, ['AODV', 'AODVSpecBug']);
+  assert.deepEqual(offered, ['AODV', 'AODVChain', 'AODVGrid', 'AODVSpecBug']);
   await shot('pick-model');
   await pick.filter({ hasText: 'AODVSpecBug' }).first().click();
   await stopOrError();
