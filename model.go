@@ -20,6 +20,7 @@ type Model struct {
 	constraints []Property
 	deadlock    bool
 	rules       []canon.Rule
+	refinements []*Refinement
 	err         error
 	used        bool
 }
@@ -237,7 +238,7 @@ func (m *Model) Definition() (*Definition, error) {
 	}
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
-		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules,
+		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Refinements: m.refinements,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -261,7 +262,8 @@ type Definition struct {
 	StepChecks  []StepCheck
 	Constraints []Property
 	Deadlock    bool
-	Rules       []canon.Rule // fields left out or made sets, for types without tags
+	Rules       []canon.Rule  // fields left out or made sets, for types without tags
+	Refinements []*Refinement // specifications the model must refine (Refines)
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).

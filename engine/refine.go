@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/internal/transition"
+)
+
+// Refinement checking (cmc.Refines): after every transition, what the implementation showed must
+// be a move its specification allows from the state the specification is in, or nothing at all
+// (a stutter). The specification's state is a component of the checked state, so this is a check
+// of each transition, as the seed reduces refinement to a transition invariant; it runs inside
+// Machine.Run, so the search, the random walk, replay and minimisation all judge a step alike.
+
+// refine advances every specification the model refines over the transition ev just made, on the
+// live state. It returns the first refusal as a Failure of kind "refinement", or nil.
+func (mc *Machine) refine(ev *cmc.Event) *Failure {
+	for _, r := range mc.Def.Refinements {
+		if msg := advance(r, ev); msg != "" {
+			return &Failure{Kind: "refinement", Message: msg, Site: siteOf(ev)}
+		}
+	}
+	return nil
+}
+
+// advance checks one specification over the transition ev made and moves it; it returns why the
+// step is refused, or "".
+func advance(r *cmc.Refinement, ev *cmc.Event) string {
+	spec, held := r.Get()
+	shown := r.Step(ev)
+	if held.Event != "" && shown.Event != "" {
+		return fmt.Sprintf("spec %s in %s: events %s and %s in one step (the implementation was between two spec states when %s came)",
+			r.Spec, r.Name(spec), held.Event, shown.Event, shown.Event)
+	}
+	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
+	impl, settled := r.State()
+	if !settled {
+		r.Set(spec, step) // between two spec states: hold what was shown (NEXT's invisible prefix)
+		return ""
+	}
+	if step.Event == "" && len(step.Actions) == 0 {
+		if impl == r.Visible(spec) {
+			r.Set(spec, cmc.Observed{})
+			return "" // a stutter
+		}
+		return fmt.Sprintf("spec %s in %s: the implementation moved to %s showing no event or action; a state change needs a spec event",
+			r.Spec, r.Name(spec), r.Name(impl))
+	}
+	moves := r.Next(spec, step.Event)
+	for _, mv := range moves {
+		if !sameActions(mv.Actions, step.Actions) || r.Visible(mv.To) != impl {
+			continue
+		}
+		to := mv.To
+		if r.Witness != nil {
+			to = r.Witness(to)
+			if r.Visible(to) != impl {
+				return fmt.Sprintf("spec %s: the witness made %s of %s, which the implementation (in %s) does not show; a witness may set only private variables",
+					r.Spec, r.Name(to), r.Name(mv.To), r.Name(impl))
+			}
+		}
+		r.Set(to, cmc.Observed{})
+		if c := transition.Current("Refines"); c.Noting() {
+			// A mark on the process's lifeline in the sequence chart: the spec event it matched.
+			c.Note(transition.Note{Kind: "spec", From: ev.Proc, Msg: r.Spec + " " + describeMove(step, r.Name(r.Visible(to)))})
+		}
+		return ""
+	}
+	return fmt.Sprintf("spec %s in %s: observed %s reaching %s; the spec allows %s",
+		r.Spec, r.Name(spec), describeStep(step), r.Name(impl), allowed(r, moves, step.Event))
+}
+
+// Refusal says why the specification refuses the state the implementation is in when its state
+// is settled (the initial state, before any step), or "".
+func refusal(r *cmc.Refinement) string {
+	spec, held := r.Get()
+	if held.Event != "" || len(held.Actions) > 0 {
+		return ""
+	}
+	impl, settled := r.State()
+	if !settled || impl == r.Visible(spec) {
+		return ""
+	}
+	return fmt.Sprintf("spec %s is in %s but the implementation is in %s", r.Spec, r.Name(spec), r.Name(impl))
+}
+
+// refinementVerdict checks, on the live state, that each implementation is where its
+// specification is: the one check a transition cannot make, on the initial state.
+func (mc *Machine) refinementVerdict() *Violation {
+	for _, r := range mc.Def.Refinements {
+		var msg string
+		fail, err := Guard("refinement", r.Spec, func() error { msg = refusal(r); return nil })
+		switch {
+		case fail != nil:
+			return NewViolation(fail.Kind, r.Spec, fail.Message, fail.Site)
+		case err != nil:
+			return NewViolation("refinement", r.Spec, err.Error(), "")
+		case msg != "":
+			return NewViolation("refinement", r.Spec, msg, "")
+		}
+	}
+	return nil
+}
+
+// sameActions compares two lists of actions as multisets: a move's actions happen in any order.
+func sameActions(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func describeStep(o cmc.Observed) string {
+	ev := o.Event
+	if ev == "" {
+		ev = "no event"
+	}
+	if len(o.Actions) == 0 {
+		return ev + " with no action"
+	}
+	return ev + " with " + strings.Join(o.Actions, ",")
+}
+
+func describeMove(o cmc.Observed, to string) string {
+	acts := strings.Join(o.Actions, ",")
+	if acts == "" {
+		acts = "-"
+	}
+	return o.Event + ": " + acts + " → " + to
+}
+
+// allowed lists what the specification allows on event: its moves as actions/state, the RFC
+// table's notation.
+func allowed(r *cmc.Refinement, moves []cmc.SpecMove, event string) string {
+	if len(moves) == 0 {
+		if event == "" {
+			return "no action without an event"
+		}
+		return "no move on " + event + " here"
+	}
+	var parts []string
+	for _, mv := range moves {
+		acts := strings.Join(mv.Actions, ",")
+		if acts != "" {
+			acts += "/"
+		}
+		if p := acts + r.Name(r.Visible(mv.To)); !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " or ")
+}
+
+func siteOf(ev *cmc.Event) string {
+	if ev.File == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", ev.File, ev.Line)
+}
