@@ -20,18 +20,20 @@ var tinySpec = cmc.Spec[linkSpec]{
 	Name: "link",
 	Init: linkSpec{Phase: "Closed"},
 	Next: func(s linkSpec, event string) []cmc.Move[linkSpec] {
-		type mv = cmc.Move[linkSpec]
+		mv := func(to linkSpec, actions ...string) cmc.Move[linkSpec] {
+			return cmc.Move[linkSpec]{Actions: actions, To: to}
+		}
 		switch {
 		case s.Phase == "Closed" && event == "open":
-			return []mv{{[]string{"send"}, linkSpec{"Sent", 1}}, {[]string{"send"}, linkSpec{"Sent", 2}}}
+			return []cmc.Move[linkSpec]{mv(linkSpec{"Sent", 1}, "send"), mv(linkSpec{"Sent", 2}, "send")}
 		case s.Phase == "Sent" && event == "timeout" && s.Budget > 0:
-			return []mv{{[]string{"send"}, linkSpec{"Sent", s.Budget - 1}}}
+			return []cmc.Move[linkSpec]{mv(linkSpec{"Sent", s.Budget - 1}, "send")}
 		case s.Phase == "Sent" && event == "timeout":
-			return []mv{{nil, linkSpec{Phase: "Closed"}}}
+			return []cmc.Move[linkSpec]{mv(linkSpec{Phase: "Closed"})}
 		case s.Phase == "Sent" && event == "ack":
-			return []mv{{nil, linkSpec{Phase: "Open"}}}
+			return []cmc.Move[linkSpec]{mv(linkSpec{Phase: "Open"})}
 		case s.Phase == "Open" && event == "close":
-			return []mv{{nil, linkSpec{Phase: "Closed"}}}
+			return []cmc.Move[linkSpec]{mv(linkSpec{Phase: "Closed"})}
 		}
 		return nil
 	},
