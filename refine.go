@@ -71,20 +71,32 @@ func Refines[S comparable](m *Model, spec Spec[S], obs Observer[S]) {
 		m.fail("refinement %s: the observer needs State (the projection of the implementation's state) and Step (what a transition showed)", spec.Name)
 		return
 	}
+	held := &specState[S]{State: spec.Init}
+	r := spec.Refinement()
+	r.Comp = m.add(spec.Name, held, true)
+	r.Get = func() (any, Observed) { return held.State, held.Pending }
+	r.Set = func(s any, p Observed) {
+		held.State = s.(S)
+		held.Pending = Observed{Event: p.Event, Actions: slices.Clip(p.Actions)}
+	}
+	r.State = func() (any, bool) { s, ok := obs.State(); return s, ok }
+	r.Step = obs.Step
+	if obs.Witness != nil {
+		r.Witness = func(s any) any { return obs.Witness(s.(S)) }
+	}
+	m.refinements = append(m.refinements, r)
+}
+
+// Refinement is the specification with its types erased, as the engine and log conformance
+// (package conform) read it: only the fields that judge a step are set.
+func (spec Spec[S]) Refinement() *Refinement {
 	visible := spec.Visible
 	if visible == nil {
 		visible = func(s S) S { return s }
 	}
-	held := &specState[S]{State: spec.Init}
-	comp := m.add(spec.Name, held, true)
-	r := &Refinement{
+	return &Refinement{
 		Spec: spec.Name,
-		Comp: comp,
-		Get:  func() (any, Observed) { return held.State, held.Pending },
-		Set: func(s any, p Observed) {
-			held.State = s.(S)
-			held.Pending = Observed{Event: p.Event, Actions: slices.Clip(p.Actions)}
-		},
+		Init: spec.Init,
 		Next: func(s any, event string) []SpecMove {
 			var out []SpecMove
 			for _, mv := range spec.Next(s.(S), event) {
@@ -93,14 +105,8 @@ func Refines[S comparable](m *Model, spec Spec[S], obs Observer[S]) {
 			return out
 		},
 		Visible: func(s any) any { return visible(s.(S)) },
-		State:   func() (any, bool) { s, ok := obs.State(); return s, ok },
-		Step:    obs.Step,
 		Name:    func(s any) string { return fmt.Sprint(s) },
 	}
-	if obs.Witness != nil {
-		r.Witness = func(s any) any { return obs.Witness(s.(S)) }
-	}
-	m.refinements = append(m.refinements, r)
 }
 
 // specState is the component that holds a specification's state while it is checked: its state,
@@ -113,6 +119,7 @@ type specState[S comparable] struct {
 // A Refinement is a Spec and its Observer as the engine reads them, their types erased.
 type Refinement struct {
 	Spec    string
+	Init    any
 	Comp    int                    // the component that holds the specification's state
 	Get     func() (any, Observed) // the specification's live state and what is held
 	Set     func(any, Observed)

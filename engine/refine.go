@@ -31,22 +31,41 @@ func (mc *Machine) refine(ev *cmc.Event) *Failure {
 func advance(r *cmc.Refinement, ev *cmc.Event) string {
 	spec, held := r.Get()
 	shown := r.Step(ev)
+	impl, settled := r.State()
+	to, hold, why := Judge(r, spec, held, shown, impl, settled)
+	if why != "" {
+		return why
+	}
+	r.Set(to, hold)
+	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
+	if settled && (step.Event != "" || len(step.Actions) > 0) {
+		if c := transition.Current("Refines"); c.Noting() {
+			// A mark on the process's lifeline in the sequence chart: the spec step it matched.
+			c.Note(transition.Note{Kind: "spec", From: ev.Proc, Msg: r.Spec + " " + describeMove(step, r.Name(r.Visible(to)))})
+		}
+	}
+	return ""
+}
+
+// Judge is one step of refinement checking, the one judgement the engine and log conformance
+// (package conform) make: the specification in state spec, having held what a run of
+// unsettled transitions showed, sees a transition show shown and leave the implementation in
+// impl (settled: at a specification state). It returns the specification's next state and what
+// it now holds, or why the step is refused.
+func Judge(r *cmc.Refinement, spec any, held, shown cmc.Observed, impl any, settled bool) (to any, hold cmc.Observed, refusal string) {
 	if held.Event != "" && shown.Event != "" {
-		return fmt.Sprintf("spec %s in %s: events %s and %s in one step (the implementation was between two spec states when %s came)",
+		return nil, held, fmt.Sprintf("spec %s in %s: events %s and %s in one step (the implementation was between two spec states when %s came)",
 			r.Spec, r.Name(spec), held.Event, shown.Event, shown.Event)
 	}
 	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
-	impl, settled := r.State()
 	if !settled {
-		r.Set(spec, step) // between two spec states: hold what was shown (NEXT's invisible prefix)
-		return ""
+		return spec, step, "" // between two spec states: hold what was shown (NEXT's invisible prefix)
 	}
 	if step.Event == "" && len(step.Actions) == 0 {
 		if impl == r.Visible(spec) {
-			r.Set(spec, cmc.Observed{})
-			return "" // a stutter
+			return spec, cmc.Observed{}, "" // a stutter
 		}
-		return fmt.Sprintf("spec %s in %s: the implementation moved to %s showing no event or action; a state change needs a spec event",
+		return nil, held, fmt.Sprintf("spec %s in %s: the implementation moved to %s showing no event or action; a state change needs a spec event",
 			r.Spec, r.Name(spec), r.Name(impl))
 	}
 	moves := r.Next(spec, step.Event)
@@ -58,18 +77,13 @@ func advance(r *cmc.Refinement, ev *cmc.Event) string {
 		if r.Witness != nil {
 			to = r.Witness(to)
 			if r.Visible(to) != impl {
-				return fmt.Sprintf("spec %s: the witness made %s of %s, which the implementation (in %s) does not show; a witness may set only private variables",
+				return nil, held, fmt.Sprintf("spec %s: the witness made %s of %s, which the implementation (in %s) does not show; a witness may set only private variables",
 					r.Spec, r.Name(to), r.Name(mv.To), r.Name(impl))
 			}
 		}
-		r.Set(to, cmc.Observed{})
-		if c := transition.Current("Refines"); c.Noting() {
-			// A mark on the process's lifeline in the sequence chart: the spec event it matched.
-			c.Note(transition.Note{Kind: "spec", From: ev.Proc, Msg: r.Spec + " " + describeMove(step, r.Name(r.Visible(to)))})
-		}
-		return ""
+		return to, cmc.Observed{}, ""
 	}
-	return fmt.Sprintf("spec %s in %s: observed %s reaching %s; the spec allows %s",
+	return nil, held, fmt.Sprintf("spec %s in %s: observed %s reaching %s; the spec allows %s",
 		r.Spec, r.Name(spec), describeStep(step), r.Name(impl), allowed(r, moves, step.Event))
 }
 

@@ -1,0 +1,116 @@
+// Package conform checks recorded behaviour against a specification without model checking: a
+// log of steps written by a real run of an implementation (or a stored trace turned into steps)
+// is replayed against a cmc.Spec, step by step, with the judgement the engine makes on every
+// explored transition (engine.Judge), and the first step the specification does not allow is
+// reported with its line.
+//
+// The log format is JSON lines, one step per line:
+//
+//	{"event":"RCA","actions":["irc"],"state":"Ack-Rcvd"}
+//
+// event is the specification event the implementation handled ("" or absent: none), actions the
+// actions it took, in any order, and state the specification state it reached, as the model's
+// projection names it. A line without "state" is a step that leaves the implementation between
+// two specification states: its event and actions are held and checked with the next line that
+// has a state (the engine's held steps). A line with a state and neither event nor actions says
+// where the implementation is (the first line of a log may give the initial state). Other fields
+// (a timestamp, a process name) are ignored, so a log may carry what its writer likes; blank
+// lines are skipped.
+package conform
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/engine"
+)
+
+// A Step is one line of a log.
+type Step struct {
+	Event   string   `json:"event,omitempty"`
+	Actions []string `json:"actions,omitempty"`
+	State   *string  `json:"state,omitempty"` // nil: between two specification states
+	Line    int      `json:"-"`               // where it was read, from 1
+}
+
+// Read reads a JSON-lines log.
+func Read(r io.Reader) ([]Step, error) {
+	var steps []Step
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var s Step
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			return nil, fmt.Errorf("log line %d: %w; each line must be one JSON object such as {\"event\":\"RCA\",\"actions\":[\"irc\"],\"state\":\"Ack-Rcvd\"}", n, err)
+		}
+		s.Line = n
+		steps = append(steps, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read log: %w", err)
+	}
+	return steps, nil
+}
+
+// A Writer writes a log, one Step a line: give it to an implementation's tracing hook.
+type Writer struct {
+	W   io.Writer
+	Err error // the first write error; later steps are not written
+}
+
+// Write writes one step; state "" writes a step between two specification states.
+func (w *Writer) Write(event string, actions []string, state string) {
+	if w.Err != nil {
+		return
+	}
+	s := Step{Event: event, Actions: actions}
+	if state != "" {
+		s.State = &state
+	}
+	b, err := json.Marshal(s)
+	if err == nil {
+		_, err = w.W.Write(append(b, '\n'))
+	}
+	w.Err = err
+}
+
+// A Refusal is the first step that does not conform.
+type Refusal struct {
+	Line    int
+	Message string
+}
+
+func (r *Refusal) Error() string { return fmt.Sprintf("log line %d does not conform: %s", r.Line, r.Message) }
+
+// Check replays steps against spec from its initial state. state reads a log's state name as the
+// specification's visible state (what cmc.Spec.Visible keeps). It returns how many steps
+// conformed and, if one did not, a *Refusal; an unreadable state is an error too.
+func Check[S comparable](spec cmc.Spec[S], state func(name string) (S, error), steps []Step) (int, error) {
+	r := spec.Refinement()
+	cur, held := r.Init, cmc.Observed{}
+	for i, s := range steps {
+		var impl any
+		settled := s.State != nil
+		if settled {
+			v, err := state(*s.State)
+			if err != nil {
+				return i, fmt.Errorf("log line %d: state %q: %w", s.Line, *s.State, err)
+			}
+			impl = v
+		}
+		next, hold, why := engine.Judge(r, cur, held, cmc.Observed{Event: s.Event, Actions: s.Actions}, impl, settled)
+		if why != "" {
+			return i, &Refusal{Line: s.Line, Message: why}
+		}
+		cur, held = next, hold
+	}
+	return len(steps), nil
+}
