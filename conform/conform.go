@@ -88,7 +88,9 @@ type Refusal struct {
 	Message string
 }
 
-func (r *Refusal) Error() string { return fmt.Sprintf("log line %d does not conform: %s", r.Line, r.Message) }
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("log line %d does not conform: %s", r.Line, r.Message)
+}
 
 // Check replays steps against spec from its initial state. state reads a log's state name as the
 // specification's visible state (what cmc.Spec.Visible keeps). It returns how many steps
