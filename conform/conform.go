@@ -9,8 +9,8 @@
 //	{"event":"RCA","actions":["irc"],"state":"Ack-Rcvd"}
 //
 // event is the specification event the implementation handled ("" or absent: none), actions the
-// actions it took, in any order, and state the specification state it reached, as the model's
-// projection names it. A line without "state" is a step that leaves the implementation between
+// actions it took, in any order, and state the specification state it reached, named as the
+// specification's state prints (its String method). A line without "state" is a step that leaves the implementation between
 // two specification states: its event and actions are held and checked with the next line that
 // has a state (the engine's held steps). A line with a state and neither event nor actions says
 // where the implementation is (the first line of a log may give the initial state). Other fields
@@ -92,23 +92,22 @@ func (r *Refusal) Error() string {
 	return fmt.Sprintf("log line %d does not conform: %s", r.Line, r.Message)
 }
 
-// Check replays steps against spec from its initial state. state reads a log's state name as the
-// specification's visible state (what cmc.Spec.Visible keeps). It returns how many steps
-// conformed and, if one did not, a *Refusal; an unreadable state is an error too.
-func Check[S comparable](spec cmc.Spec[S], state func(name string) (S, error), steps []Step) (int, error) {
-	r := spec.Refinement()
+// Check replays steps against the specification r (cmc.Spec.Refinement, or a model's
+// Definition().Refinements) from its initial state. A log names a state as the specification's
+// visible state prints (fmt.Sprint, so its String method): Visible(s) is compared by name. It
+// returns how many steps conformed and, if one did not, a *Refusal.
+func Check(r *cmc.Refinement, steps []Step) (int, error) {
+	named := *r
+	named.Visible = func(s any) any { return r.Name(r.Visible(s)) }
+	named.Witness = nil // a log shows no private variables to take
 	cur, held := r.Init, cmc.Observed{}
 	for i, s := range steps {
 		var impl any
 		settled := s.State != nil
 		if settled {
-			v, err := state(*s.State)
-			if err != nil {
-				return i, fmt.Errorf("log line %d: state %q: %w", s.Line, *s.State, err)
-			}
-			impl = v
+			impl = *s.State
 		}
-		next, hold, why := engine.Judge(r, cur, held, cmc.Observed{Event: s.Event, Actions: s.Actions}, impl, settled)
+		next, hold, why := engine.Judge(&named, cur, held, cmc.Observed{Event: s.Event, Actions: s.Actions}, impl, settled)
 		if why != "" {
 			return i, &Refusal{Line: s.Line, Message: why}
 		}
