@@ -2,6 +2,7 @@ package ppp
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,19 @@ func conformance(t *testing.T, log string) (int, error) {
 		t.Fatal(err)
 	}
 	return conform.Check(rfc1661.Spec("ppp", rfc1661.Counts{MaxConfigure: 2, MaxTerminate: 2}).Refinement(), steps)
+}
+
+// TestLogs: the logs in testdata/ are these runs' (cmcdap conform and docs/refinement.md use them).
+func TestLogs(t *testing.T) {
+	for file, pppd := range map[string]bool{"testdata/run.jsonl": false, "testdata/run-pppd240.jsonl": true} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if log := run(t, pppd); string(b) != log {
+			t.Errorf("%s is not the run's log; the run wrote:\n%s", file, log)
+		}
+	}
 }
 
 func TestLogConforms(t *testing.T) {
