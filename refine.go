@@ -18,6 +18,9 @@ type Spec[S comparable] struct {
 	// Next lists the moves the specification allows from s when event happens. None: the event
 	// is refused in s. It must not change anything.
 	Next func(s S, event string) []Move[S]
+	// Events lists the specification's events, for the debugger to show every move allowed
+	// where a step is refused; nil: it shows the moves on the refused step's event.
+	Events []string
 	// Visible is the part of a state the implementation shows: it clears the specification's
 	// private variables (a restart counter the implementation keeps differently, say). nil: the
 	// implementation shows all of it.
@@ -95,8 +98,9 @@ func (spec Spec[S]) Refinement() *Refinement {
 		visible = func(s S) S { return s }
 	}
 	return &Refinement{
-		Spec: spec.Name,
-		Init: spec.Init,
+		Spec:   spec.Name,
+		Init:   spec.Init,
+		Events: spec.Events,
 		Next: func(s any, event string) []SpecMove {
 			var out []SpecMove
 			for _, mv := range spec.Next(s.(S), event) {
@@ -120,6 +124,7 @@ type specState[S comparable] struct {
 type Refinement struct {
 	Spec    string
 	Init    any
+	Events  []string // nil: not listed
 	Comp    int                    // the component that holds the specification's state
 	Get     func() (any, Observed) // the specification's live state and what is held
 	Set     func(any, Observed)

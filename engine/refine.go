@@ -33,18 +33,42 @@ func advance(r *cmc.Refinement, ev *cmc.Event) string {
 	shown := r.Step(ev)
 	impl, settled := r.State()
 	to, hold, why := Judge(r, spec, held, shown, impl, settled)
+	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
+	c := transition.Current("Refines")
 	if why != "" {
+		if c.Noting() {
+			// What the debugger's Specification scope shows of a refused step: the step, and
+			// what the specification allowed from where it was.
+			c.Note(transition.Note{Kind: "spec-refused", From: ev.Proc, To: r.Spec,
+				Msg: "in " + r.Name(spec) + ": " + describeStep(step) + " reaching " + r.Name(impl)})
+			for _, a := range allowedMoves(r, spec, step.Event) {
+				c.Note(transition.Note{Kind: "spec-allows", From: ev.Proc, To: r.Spec, Msg: a})
+			}
+		}
 		return why
 	}
 	r.Set(to, hold)
-	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
-	if settled && (step.Event != "" || len(step.Actions) > 0) {
-		if c := transition.Current("Refines"); c.Noting() {
-			// A mark on the process's lifeline in the sequence chart: the spec step it matched.
-			c.Note(transition.Note{Kind: "spec", From: ev.Proc, Msg: r.Spec + " " + describeMove(step, r.Name(r.Visible(to)))})
-		}
+	if settled && (step.Event != "" || len(step.Actions) > 0) && c.Noting() {
+		// A mark on the process's lifeline in the sequence chart: the spec step it matched.
+		c.Note(transition.Note{Kind: "spec", From: ev.Proc, To: r.Spec, Msg: describeMove(step, r.Name(r.Visible(to)))})
 	}
 	return ""
+}
+
+// allowedMoves lists, as "event: actions → state", what the specification allows from spec: on
+// every event it lists, else on event.
+func allowedMoves(r *cmc.Refinement, spec any, event string) []string {
+	events := r.Events
+	if events == nil {
+		events = []string{event}
+	}
+	var out []string
+	for _, e := range events {
+		for _, mv := range r.Next(spec, e) {
+			out = append(out, describeMove(cmc.Observed{Event: e, Actions: mv.Actions}, r.Name(r.Visible(mv.To))))
+		}
+	}
+	return out
 }
 
 // Judge is one step of refinement checking, the one judgement the engine and log conformance

@@ -54,7 +54,11 @@ func TestRefinement(t *testing.T) {
 			for i, s := range v.Steps {
 				fmt.Fprintf(&b, "  %d %s.%s\n", i+1, s.Proc, s.Event)
 				for _, n := range s.Notes {
-					fmt.Fprintf(&b, "     %s %s %s\n", n.Kind, n.From, n.Msg)
+					to := ""
+					if n.To != "" {
+						to = "->" + n.To
+					}
+					fmt.Fprintf(&b, "     %s %s%s %s\n", n.Kind, n.From, to, n.Msg)
 				}
 			}
 		}

@@ -181,6 +181,9 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 	if len(s.tr.envs) > 0 {
 		add("Network", "registers", handle{kind: hNode, pos: p, node: subset(st.tree, s.tr.envs)}, len(s.tr.envs))
 	}
+	if specs := s.tr.specNames(); len(specs) > 0 {
+		add("Specification", "", handle{kind: hSpec, pos: p, node: subset(st.tree, specs)}, len(specs))
+	}
 	if p.Step > 0 {
 		step := s.tr.step(p.Step)
 		add("Choices", "arguments", handle{kind: hChoices, pos: p}, len(s.choiceVars(p)))

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"strings"
+
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 )
@@ -125,12 +127,17 @@ func Chart(t *engine.Trace) *SeqChart {
 				} else {
 					queues[key] = append(append(append(make([]int, 0, len(q)+1), q[0]), cp), q[1:]...)
 				}
+			case "spec-allows": // for the debugger's Specification scope, not the chart
 			default:
 				line := proc
 				if note.From != "" {
 					line = index[from]
 				}
-				cs.Marks = append(cs.Marks, Mark{Lifeline: line, Kind: note.Kind, Text: note.Msg})
+				text := note.Msg
+				if isSpecNote(note) { // the spec step the process's step matched, or refused
+					line, text = index[note.From], note.To+" "+note.Msg
+				}
+				cs.Marks = append(cs.Marks, Mark{Lifeline: line, Kind: note.Kind, Text: text})
 			}
 		}
 		c.Steps[i] = cs
@@ -157,7 +164,9 @@ func lifelines(t *engine.Trace) []string {
 		add(s.Proc)
 		for _, n := range s.Notes {
 			add(n.From)
-			add(n.To)
+			if !isSpecNote(n) { // a specification is no lifeline: its notes mark the process's
+				add(n.To)
+			}
 		}
 	}
 	var out []string
@@ -195,3 +204,7 @@ func roots(leaves []canon.Leaf) []string {
 
 // rootOf returns the component a path starts at (canon.Path.Root).
 func rootOf(path string) string { return canon.Path(path).Root() }
+
+// isSpecNote reports whether n is a refinement check's note (cmc.Refines): To names the
+// specification, not a process.
+func isSpecNote(n engine.Note) bool { return strings.HasPrefix(n.Kind, "spec") }

@@ -43,6 +43,9 @@ const (
 	Halt     = "halt network"
 )
 
+// Events lists the events of the figure (and of section 4.1's retransmission).
+var Events = []string{"start", "DHCPOFFER", "select", "DHCPACK", "DHCPNAK", "timeout", "T1", "T2", "lease expired"}
+
 type arc struct {
 	from, event string
 	actions     []string
@@ -90,5 +93,5 @@ func Next(s, event string) []cmc.Move[string] {
 // Spec is the figure as a cmc specification named name, starting in init (INIT, or INIT-REBOOT
 // for a client that remembers a lease).
 func Spec(name, init string) cmc.Spec[string] {
-	return cmc.Spec[string]{Name: name, Init: init, Next: Next}
+	return cmc.Spec[string]{Name: name, Init: init, Next: Next, Events: Events}
 }

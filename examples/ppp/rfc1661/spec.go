@@ -76,6 +76,7 @@ func Spec(name string, c Counts) cmc.Spec[State] {
 	return cmc.Spec[State]{
 		Name:    name,
 		Init:    State{Phase: Initial},
+		Events:  Events,
 		Next:    func(s State, event string) []cmc.Move[State] { return c.Next(s, event) },
 		Visible: Visible,
 	}
