@@ -18,6 +18,9 @@ type Config struct {
 	MaxID      int  // states where an end has sent more requests than this are cut
 	Negotiate  bool // the ends disagree on options at first (a Reject and a Nak before the Ack)
 	PPPD240RTA bool // both ends run pppd 2.4.0's Terminate-Ack handling
+	// SpecPeer makes B the specification itself (SpecPeer), so A is checked assuming only that
+	// its peer follows RFC 1661: pppd0 ‖ link ‖ ppp1 ⪯ ppp0.
+	SpecPeer bool
 }
 
 // DefaultConfig is the model `cmcdap check` runs without parameters.
@@ -34,6 +37,7 @@ type Node struct {
 // System is the model's state: two ends, the link between them and their restart timers.
 type System struct {
 	Nodes  [2]Node
+	Peer   SpecPeer // B, when Config.SpecPeer
 	Net    env.Network[lcp.Packet]
 	Timers env.Timers
 }
@@ -43,7 +47,9 @@ var names = []string{"A", "B"}
 // New builds the model: two ends running the lcp package over a link that reorders packets
 // (any packet in flight may arrive next) and, with Loss, loses them. Each end's steps must be
 // steps of RFC 1661's automaton (rfc1661.Spec): the model refines ppp0 ‖ ppp1, and as the specs'
-// state is theirs alone, that is pppd0 ‖ link ‖ pppd1 ⪯ ppp0 for each end in turn.
+// state is theirs alone, that is pppd0 ‖ link ‖ pppd1 ⪯ ppp0 for each end in turn. With
+// SpecPeer, B is the table itself and only A is checked: pppd0 ‖ link ‖ ppp1 ⪯ ppp0, the
+// seed's assume-guarantee subgoal.
 func New(c Config) *cmc.Model {
 	s := &System{Net: env.Network[lcp.Packet]{Bound: c.Bound, Loss: c.Loss, Names: names}}
 	m := cmc.NewModel("PPP")
@@ -51,6 +57,11 @@ func New(c Config) *cmc.Model {
 	m.Environment("timers", &s.Timers)
 	counts := rfc1661.Counts{MaxConfigure: 2, MaxTerminate: 2}
 	for i := range s.Nodes {
+		if i == 1 && c.SpecPeer {
+			s.Peer = SpecPeer{Spec: rfc1661.State{Phase: rfc1661.Initial}, Ops: c.Ops, counts: counts}
+			peerEvents(m.Process(names[i], &s.Peer), &s.Peer, &s.Net, i)
+			break
+		}
 		n := &s.Nodes[i]
 		n.Ops = c.Ops
 		cfg := lcp.Config{MaxConfigure: counts.MaxConfigure, MaxTerminate: counts.MaxTerminate, PPPD240RTA: c.PPPD240RTA}
@@ -88,7 +99,7 @@ func New(c Config) *cmc.Model {
 		})
 	}
 	m.Constraint("requests", func() bool {
-		return int(s.Nodes[0].LCP.ID) <= c.MaxID && int(s.Nodes[1].LCP.ID) <= c.MaxID
+		return int(s.Nodes[0].LCP.ID) <= c.MaxID && int(s.Nodes[1].LCP.ID) <= c.MaxID && int(s.Peer.ID) <= c.MaxID
 	})
 	return m
 }
@@ -131,6 +142,7 @@ func init() {
 		c.MaxID = p.Int("maxid", c.MaxID)
 		c.Negotiate = p.Int("negotiate", 0) == 1
 		c.PPPD240RTA = p.Int("pppd", 0) == 1
+		c.SpecPeer = p.Int("specpeer", 0) == 1
 		return New(c)
 	})
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // TestRefinement runs the transcripts in testdata/: `check [ops=N] [bound=N] [loss] [maxid=N]
-// [negotiate] [pppd]` checks the model with that Config and prints the result, and each
+// [negotiate] [pppd] [specpeer]` checks the model with that Config and prints the result, and each
 // violation with its trace: every step's messages and the spec step it matched.
 // Regenerate with: go test ./examples/ppp -run TestRefinement -rewrite
 func TestRefinement(t *testing.T) {
@@ -40,6 +40,8 @@ func TestRefinement(t *testing.T) {
 				c.Negotiate = true
 			case "pppd":
 				c.PPPD240RTA = true
+			case "specpeer":
+				c.SpecPeer = true
 			default:
 				t.Fatalf("unknown argument %s", a.Key)
 			}
