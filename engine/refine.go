@@ -15,6 +15,21 @@ import (
 // of each transition, as the seed reduces refinement to a transition invariant; it runs inside
 // Machine.Run, so the search, the random walk, replay and minimisation all judge a step alike.
 
+// The notes the check records on a step of a recorded trace (To names the specification, From
+// the process): the spec step it matched; the step it refused; and each move the specification
+// allowed where it refused one. The debugger's Specification scope and the sequence chart read
+// them.
+const (
+	NoteSpec        = "spec"
+	NoteSpecRefused = "spec-refused"
+	NoteSpecAllows  = "spec-allows"
+)
+
+// IsSpecNote reports whether n is one of the refinement check's notes.
+func IsSpecNote(n Note) bool {
+	return (n.Kind == NoteSpec || n.Kind == NoteSpecRefused || n.Kind == NoteSpecAllows) && n.To != ""
+}
+
 // refine advances every specification the model refines over the transition ev just made, on the
 // live state. It returns the first refusal as a Failure of kind "refinement", or nil.
 func (mc *Machine) refine(ev *cmc.Event) *Failure {
@@ -39,10 +54,10 @@ func advance(r *cmc.Refinement, ev *cmc.Event) string {
 		if c.Noting() {
 			// What the debugger's Specification scope shows of a refused step: the step, and
 			// what the specification allowed from where it was.
-			c.Note(transition.Note{Kind: "spec-refused", From: ev.Proc, To: r.Spec,
+			c.Note(transition.Note{Kind: NoteSpecRefused, From: ev.Proc, To: r.Spec,
 				Msg: "in " + r.Name(spec) + ": " + describeStep(step) + " reaching " + r.Name(impl)})
 			for _, a := range allowedMoves(r, spec, step.Event) {
-				c.Note(transition.Note{Kind: "spec-allows", From: ev.Proc, To: r.Spec, Msg: a})
+				c.Note(transition.Note{Kind: NoteSpecAllows, From: ev.Proc, To: r.Spec, Msg: a})
 			}
 		}
 		return why
@@ -50,7 +65,7 @@ func advance(r *cmc.Refinement, ev *cmc.Event) string {
 	r.Set(to, hold)
 	if settled && (step.Event != "" || len(step.Actions) > 0) && c.Noting() {
 		// A mark on the process's lifeline in the sequence chart: the spec step it matched.
-		c.Note(transition.Note{Kind: "spec", From: ev.Proc, To: r.Spec, Msg: describeMove(step, r.Name(r.Visible(to)))})
+		c.Note(transition.Note{Kind: NoteSpec, From: ev.Proc, To: r.Spec, Msg: describeMove(step, r.Name(r.Visible(to)))})
 	}
 	return ""
 }

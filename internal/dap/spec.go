@@ -3,7 +3,6 @@ package dap
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/google/go-dap"
@@ -20,15 +19,13 @@ func (tr *trace) specNames() []string {
 	var names []string
 	for _, st := range tr.t.Steps {
 		for _, n := range st.Notes {
-			if isSpecNote(n) && !slices.Contains(names, n.To) {
+			if engine.IsSpecNote(n) && !slices.Contains(names, n.To) {
 				names = append(names, n.To)
 			}
 		}
 	}
 	return names
 }
-
-func isSpecNote(n engine.Note) bool { return strings.HasPrefix(n.Kind, "spec") && n.To != "" }
 
 // specVars lists the scope's variables at h.pos: each specification's state, then what the
 // step showed it.
@@ -43,20 +40,18 @@ func (s *Session) specVars(h handle) []dap.Variable {
 	}
 	allowed := map[string]int{}
 	for _, n := range s.tr.step(p.Step).Notes {
-		if !isSpecNote(n) {
+		if !engine.IsSpecNote(n) {
 			continue
 		}
 		v := dap.Variable{Value: n.Msg}
 		switch n.Kind {
-		case "spec":
+		case engine.NoteSpec:
 			v.Name = n.To + " matched"
-		case "spec-refused":
+		case engine.NoteSpecRefused:
 			v.Name = n.To + " refused"
-		case "spec-allows":
+		case engine.NoteSpecAllows:
 			allowed[n.To]++
 			v.Name = fmt.Sprintf("%s allows #%d", n.To, allowed[n.To])
-		default:
-			v.Name = n.To + " " + strings.TrimPrefix(n.Kind, "spec-")
 		}
 		out = append(out, v)
 	}

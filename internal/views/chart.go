@@ -1,8 +1,6 @@
 package views
 
 import (
-	"strings"
-
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 )
@@ -127,14 +125,14 @@ func Chart(t *engine.Trace) *SeqChart {
 				} else {
 					queues[key] = append(append(append(make([]int, 0, len(q)+1), q[0]), cp), q[1:]...)
 				}
-			case "spec-allows": // for the debugger's Specification scope, not the chart
+			case engine.NoteSpecAllows: // for the debugger's Specification scope, not the chart
 			default:
 				line := proc
 				if note.From != "" {
 					line = index[from]
 				}
 				text := note.Msg
-				if isSpecNote(note) { // the spec step the process's step matched, or refused
+				if engine.IsSpecNote(note) { // the spec step the process's step matched, or refused
 					line, text = index[note.From], note.To+" "+note.Msg
 				}
 				cs.Marks = append(cs.Marks, Mark{Lifeline: line, Kind: note.Kind, Text: text})
@@ -164,7 +162,7 @@ func lifelines(t *engine.Trace) []string {
 		add(s.Proc)
 		for _, n := range s.Notes {
 			add(n.From)
-			if !isSpecNote(n) { // a specification is no lifeline: its notes mark the process's
+			if !engine.IsSpecNote(n) { // a specification is no lifeline: its notes mark the process's
 				add(n.To)
 			}
 		}
@@ -204,7 +202,3 @@ func roots(leaves []canon.Leaf) []string {
 
 // rootOf returns the component a path starts at (canon.Path.Root).
 func rootOf(path string) string { return canon.Path(path).Root() }
-
-// isSpecNote reports whether n is a refinement check's note (cmc.Refines): To names the
-// specification, not a process.
-func isSpecNote(n engine.Note) bool { return strings.HasPrefix(n.Kind, "spec") }
