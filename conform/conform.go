@@ -35,6 +35,7 @@ type Step struct {
 	Actions []string `json:"actions,omitempty"`
 	State   *string  `json:"state,omitempty"` // nil: between two specification states
 	Line    int      `json:"-"`               // where it was read, from 1
+	Where   string   `json:"-"`               // the same, for people: "log line 6", "ITF state 5"
 }
 
 // Read reads a JSON-lines log.
@@ -51,7 +52,7 @@ func Read(r io.Reader) ([]Step, error) {
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			return nil, fmt.Errorf("log line %d: %w; each line must be one JSON object such as {\"event\":\"RCA\",\"actions\":[\"irc\"],\"state\":\"Ack-Rcvd\"}", n, err)
 		}
-		s.Line = n
+		s.Line, s.Where = n, fmt.Sprintf("log line %d", n)
 		steps = append(steps, s)
 	}
 	if err := sc.Err(); err != nil {
@@ -84,12 +85,13 @@ func (w *Writer) Write(event string, actions []string, state string) {
 
 // A Refusal is the first step that does not conform.
 type Refusal struct {
-	Line    int
+	Line    int    // Step.Line
+	Where   string // Step.Where
 	Message string
 }
 
 func (r *Refusal) Error() string {
-	return fmt.Sprintf("log line %d does not conform: %s", r.Line, r.Message)
+	return fmt.Sprintf("%s does not conform: %s", r.Where, r.Message)
 }
 
 // Check replays steps against the specification r (cmc.Spec.Refinement, or a model's
@@ -109,7 +111,7 @@ func Check(r *cmc.Refinement, steps []Step) (int, error) {
 		}
 		next, hold, why := engine.Judge(&named, cur, held, cmc.Observed{Event: s.Event, Actions: s.Actions}, impl, settled)
 		if why != "" {
-			return i, &Refusal{Line: s.Line, Message: why}
+			return i, &Refusal{Line: s.Line, Where: s.Where, Message: why}
 		}
 		cur, held = next, hold
 	}

@@ -111,3 +111,44 @@ func FuzzRead(f *testing.F) {
 		_, _ = Check(door.Refinement(), steps)
 	})
 }
+
+// TestITF: the same run as an ITF trace (Apalache, Quint), with its own variable names, a set
+// of actions and a list; one bad state is refused by its index.
+func TestITF(t *testing.T) {
+	const trace = `{"#meta": {"format": "ITF"}, "vars": ["ev", "acts", "at"], "states": [
+		{"#meta": {"index": 0}, "ev": "", "acts": {"#set": []}, "at": "Closed"},
+		{"#meta": {"index": 1}, "ev": "open", "acts": {"#set": ["send"]}, "at": "Sent"},
+		{"#meta": {"index": 2}, "ev": "ack", "acts": [], "at": "%s"},
+		{"#meta": {"index": 3}, "ev": "close", "acts": {"#tup": ["log", "bye"]}, "at": "Closed"}]}`
+	names := ITFNames{Event: "ev", Actions: "acts", State: "at"}
+	steps, err := ReadITF(strings.NewReader(strings.Replace(trace, "%s", "Open", 1)), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Check(door.Refinement(), steps); n != 4 || err != nil {
+		t.Fatalf("good trace: %d steps conform, %v", n, err)
+	}
+	steps, err = ReadITF(strings.NewReader(strings.Replace(trace, "%s", "Sent", 1)), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(door.Refinement(), steps)
+	want := "ITF state 2 does not conform: spec door in Sent: observed ack with no action reaching Sent; the spec allows Open"
+	if err == nil || err.Error() != want {
+		t.Fatalf("bad trace:\n got %v\nwant %s", err, want)
+	}
+	if _, err := ReadITF(strings.NewReader(`{"states": [{"actions": 3}]}`), DefaultITFNames); err == nil {
+		t.Fatal("actions that are a number were read")
+	}
+}
+
+func FuzzReadITF(f *testing.F) {
+	f.Add(`{"states": [{"event": "open", "actions": {"#set": ["send"]}, "state": "Sent"}]}`)
+	f.Fuzz(func(t *testing.T, trace string) {
+		steps, err := ReadITF(strings.NewReader(trace), DefaultITFNames)
+		if err != nil {
+			return
+		}
+		_, _ = Check(door.Refinement(), steps)
+	})
+}

@@ -18,7 +18,9 @@ type ConformArgs struct {
 	Model  string            `json:"model"`
 	Params map[string]string `json:"params,omitempty"`
 	Spec   string            `json:"spec,omitempty"` // "": the model's only specification
-	Log    string            `json:"log"`            // JSON lines (package conform)
+	Log    string            `json:"log"`            // JSON lines (package conform), or ITF
+	// ITF names the variables of an ITF trace (conform.ReadITF); nil: Log is JSON lines.
+	ITF *conform.ITFNames `json:"itf,omitempty"`
 }
 
 // ConformReply is the outcome: how many steps conformed and, if one did not, its line and why.
@@ -26,7 +28,8 @@ type ConformReply struct {
 	Spec      string `json:"spec"`
 	Steps     int    `json:"steps"`
 	Conformed int    `json:"conformed"`
-	Line      int    `json:"line,omitempty"` // the first step that does not conform; 0: all do
+	Line      int    `json:"line,omitempty"`  // the first step that does not conform; 0: all do
+	Where     string `json:"where,omitempty"` // the same, for people: "log line 6", "ITF state 5"
 	Message   string `json:"message,omitempty"`
 }
 
@@ -64,7 +67,12 @@ func conformOp(req *Request) ([]byte, error) {
 			return nil, fmt.Errorf("model %s has no specification %q; it has: %s", a.Model, a.Spec, strings.Join(names, ", "))
 		}
 	}
-	steps, err := conform.Read(strings.NewReader(a.Log))
+	var steps []conform.Step
+	if a.ITF != nil {
+		steps, err = conform.ReadITF(strings.NewReader(a.Log), *a.ITF)
+	} else {
+		steps, err = conform.Read(strings.NewReader(a.Log))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +81,7 @@ func conformOp(req *Request) ([]byte, error) {
 	var refused *conform.Refusal
 	switch {
 	case errors.As(err, &refused):
-		rep.Line, rep.Message = refused.Line, refused.Message
+		rep.Line, rep.Where, rep.Message = refused.Line, refused.Where, refused.Message
 	case err != nil:
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/cmc-go/cmc/conform"
 	"github.com/cmc-go/cmc/internal/service"
 )
 
@@ -18,7 +19,7 @@ import (
 // specification, without model checking.
 func init() {
 	commands["conform"] = command{run: conformCommand,
-		usage: "check a JSON-lines log against a model's specification: conform [-model NAME] [-set K=V]... [-spec NAME] [-json] PKG LOG"}
+		usage: "check a JSON-lines log (or an ITF trace, *.itf.json) against a model's specification: conform [-model NAME] [-set K=V]... [-spec NAME] [-itf-vars E,A,S] [-json] PKG LOG"}
 }
 
 func conformCommand(args []string, stdout, stderr io.Writer) int {
@@ -27,6 +28,7 @@ func conformCommand(args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "the model that declares the specification (default: the package's only model)")
 	spec := fs.String("spec", "", "the specification, by name (default: the model's only one)")
 	jsonOut := fs.Bool("json", false, "print the outcome as one JSON object")
+	itfVars := fs.String("itf-vars", "event,actions,state", "an ITF trace's variables holding the event, the actions and the spec state (a LOG named *.itf.json is ITF)")
 	params := settings{}
 	fs.Var(params, "set", "model parameter `KEY=VALUE` (repeatable)")
 	pos, err := parseFlags(fs, args)
@@ -39,6 +41,14 @@ func conformCommand(args []string, stdout, stderr io.Writer) int {
 	log, err := os.ReadFile(pos[1])
 	if err != nil {
 		return fail(stderr, "conform", fmt.Errorf("read log: %w", err))
+	}
+	var itf *conform.ITFNames
+	if strings.HasSuffix(pos[1], ".itf.json") {
+		v := strings.Split(*itfVars, ",")
+		if len(v) != 3 {
+			return fail(stderr, "conform", fmt.Errorf("-itf-vars %q: give three variable names, EVENT,ACTIONS,STATE", *itfVars))
+		}
+		itf = &conform.ITFNames{Event: v[0], Actions: v[1], State: v[2]}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -54,7 +64,7 @@ func conformCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "conform", err)
 	}
-	rep, err := prog.Conform(ctx, name, params, *spec, string(log))
+	rep, err := prog.Conform(ctx, name, params, *spec, string(log), itf)
 	if err != nil {
 		return fail(stderr, "conform", err)
 	}
@@ -67,7 +77,7 @@ func conformCommand(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if rep.Line > 0 {
-		fmt.Fprintf(stdout, "%s:%d does not conform to spec %s of model %s: %s\n(%d steps before it conform)\n", pos[1], rep.Line, rep.Spec, name, rep.Message, rep.Conformed)
+		fmt.Fprintf(stdout, "%s: %s does not conform to spec %s of model %s: %s\n(%d steps before it conform)\n", pos[1], rep.Where, rep.Spec, name, rep.Message, rep.Conformed)
 		return code
 	}
 	fmt.Fprintf(stdout, "%s: all %d steps conform to spec %s of model %s\n", pos[1], rep.Steps, rep.Spec, name)

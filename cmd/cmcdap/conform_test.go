@@ -21,9 +21,11 @@ func TestConform(t *testing.T) {
 		{[]string{"-model", "PPP", "-spec", "ppp0", pkg, logs + "run.jsonl"}, 0,
 			logs + "run.jsonl: all 6 steps conform to spec ppp0 of model PPP\n", ""},
 		{[]string{"-model", "PPP", "-spec", "ppp0", pkg, logs + "run-pppd240.jsonl"}, 1,
-			logs + "run-pppd240.jsonl:6 does not conform to spec ppp0 of model PPP: spec ppp0 in Opened: observed RTA with tld,scr reaching Opened; the spec allows tld,scr/Req-Sent\n(5 steps before it conform)\n", ""},
+			logs + "run-pppd240.jsonl: log line 6 does not conform to spec ppp0 of model PPP: spec ppp0 in Opened: observed RTA with tld,scr reaching Opened; the spec allows tld,scr/Req-Sent\n(5 steps before it conform)\n", ""},
 		{[]string{"-model", "PPP", pkg, logs + "run.jsonl"}, 2, "", "several specifications (ppp0, ppp1): choose one with -spec"},
 		{[]string{pkg}, 2, "", "give a package and a log file"},
+		{[]string{"-model", "PPP", "-spec", "ppp0", pkg, logs + "run-pppd240.itf.json"}, 1,
+			logs + "run-pppd240.itf.json: ITF state 5 does not conform to spec ppp0 of model PPP: spec ppp0 in Opened: observed RTA with tld,scr reaching Opened; the spec allows tld,scr/Req-Sent\n(5 steps before it conform)\n", ""},
 	} {
 		var out, errb bytes.Buffer
 		code := conformCommand(c.args, &out, &errb)
