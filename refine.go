@@ -124,7 +124,7 @@ type specState[S comparable] struct {
 type Refinement struct {
 	Spec    string
 	Init    any
-	Events  []string // nil: not listed
+	Events  []string               // nil: not listed
 	Comp    int                    // the component that holds the specification's state
 	Get     func() (any, Observed) // the specification's live state and what is held
 	Set     func(any, Observed)
