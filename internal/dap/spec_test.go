@@ -44,7 +44,11 @@ func TestSpecificationScope(t *testing.T) {
 	daptest.ExpectStopped(t, c, "exception")
 	// 3 >> stackTrace of A, the process that took the refused step; >> scopes of its top frame
 	frames := stack(t, c, 1)
-	spec := vars(t, c, scopeRefs(t, c, frames[0].Id)["Specification"])
+	scopes := scopeRefs(t, c, frames[0].Id)
+	if _, ok := vars(t, c, scopes["Network"])["ppp0"]; ok {
+		t.Error("the Network scope shows the specification ppp0 too")
+	}
+	spec := vars(t, c, scopes["Specification"])
 	for name, want := range map[string]string{
 		"ppp0 refused":   "in Opened: RTA with tld,scr reaching Opened",
 		"ppp0 allows #9": "RTA: tld,scr → Req-Sent",
