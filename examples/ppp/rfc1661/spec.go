@@ -85,16 +85,16 @@ func Spec(name string, c Counts) cmc.Spec[State] {
 // Next is the table's cell for event in s: the one move it allows, or none. TO+ and TO- are
 // told apart by the counter (section 4.3: "Timeout with counter > 0" and "counter expired").
 func (c Counts) Next(s State, event string) []cmc.Move[State] {
-	row, ok := table[event]
+	row, ok := cells[event]
 	col := slices.Index(States, s.Phase)
-	if !ok || col < 0 || row[col] == "" {
+	if !ok || col < 0 || row[col].to == "" {
 		return nil
 	}
 	switch {
 	case event == "TO+" && s.Restart <= 0, event == "TO-" && s.Restart > 0:
 		return nil
 	}
-	actions, to := cell(row[col])
+	actions, to := row[col].actions, row[col].to
 	next := State{Phase: to, Restart: s.Restart}
 	for _, a := range actions {
 		switch a {
@@ -110,6 +110,26 @@ func (c Counts) Next(s State, event string) []cmc.Move[State] {
 		}
 	}
 	return []cmc.Move[State]{{Actions: actions, To: next}}
+}
+
+// cells is table read once: for each event, each state's actions and new state ("": no move).
+var cells = func() map[string][10]cellMove {
+	out := map[string][10]cellMove{}
+	for event, row := range table {
+		var r [10]cellMove
+		for i, c := range row {
+			if c != "" {
+				r[i].actions, r[i].to = cell(c)
+			}
+		}
+		out[event] = r
+	}
+	return out
+}()
+
+type cellMove struct {
+	actions []string
+	to      string // "": no move
 }
 
 // cell reads "irc,scr/6" as actions and a state.
