@@ -18,8 +18,8 @@ func TestChartSpecMarks(t *testing.T) {
 	}}
 	got := Chart(tr)
 	want := []ChartStep{
-		{Step: 1, Lifeline: 0, Event: "Open", Marks: []Mark{{Lifeline: 0, Kind: "spec", Text: "ppp0 Open: irc,scr → Req-Sent"}}},
-		{Step: 2, Lifeline: 0, Event: "receive", Marks: []Mark{{Lifeline: 0, Kind: "spec-refused", Text: "ppp0 in Opened: RTA with tld,scr reaching Opened"}}},
+		{Step: 1, Lifeline: 0, Event: "Open", Marks: []Mark{{Lifeline: 0, Kind: "spec", Text: "ppp0 Open: irc,scr → Req-Sent", Label: "Open"}}},
+		{Step: 2, Lifeline: 0, Event: "receive", Marks: []Mark{{Lifeline: 0, Kind: "spec-refused", Text: "ppp0 in Opened: RTA with tld,scr reaching Opened", Label: "✗ RTA"}}},
 	}
 	if diff := cmp.Diff([]string{"A", "B"}, got.Lifelines); diff != "" {
 		t.Errorf("lifelines (-want +got):\n%s", diff)
