@@ -76,7 +76,7 @@ func Refines[S comparable](m *Model, spec Spec[S], obs Observer[S]) {
 	}
 	held := &specState[S]{State: spec.Init}
 	r := spec.Refinement()
-	r.Comp = m.add(spec.Name, held, true)
+	m.add(spec.Name, held, true) // the specification's state is checked state
 	r.Get = func() (any, Observed) { return held.State, held.Pending }
 	r.Set = func(s any, p Observed) {
 		held.State = s.(S)
@@ -125,7 +125,6 @@ type Refinement struct {
 	Spec    string
 	Init    any
 	Events  []string               // nil: not listed
-	Comp    int                    // the component that holds the specification's state
 	Get     func() (any, Observed) // the specification's live state and what is held
 	Set     func(any, Observed)
 	Next    func(s any, event string) []SpecMove

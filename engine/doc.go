@@ -9,6 +9,8 @@
 //   - Check: breadth-first, depth-first and random-walk search; breadth-first levels are expanded
 //     by several instances of the model at once (parallel.go), with the sequential result.
 //   - Trace: a violation as the initial state plus steps (process, event, Choose values).
+//   - refine.go: refinement checking (cmc.Refines): every transition judged against the
+//     specifications the model refines (Judge), inside Machine.Run.
 //
 // Determinism: the order of processes, events and Choose values is fixed by the model; nothing
 // reads the clock, global randomness or map order. Random walks use a seeded generator.
