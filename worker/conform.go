@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/conform"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // Log conformance runs here because the specification is the user's Go code: the worker builds
@@ -77,7 +79,7 @@ func conformOp(req *Request) ([]byte, error) {
 		return nil, err
 	}
 	rep := ConformReply{Spec: names[pick], Steps: len(steps)}
-	rep.Conformed, err = conform.Check(d.Refinements[pick], steps)
+	rep.Conformed, err = checkSpec(d.Refinements[pick], steps)
 	var refused *conform.Refusal
 	switch {
 	case errors.As(err, &refused):
@@ -86,4 +88,17 @@ func conformOp(req *Request) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(rep)
+}
+
+// checkSpec runs conform.Check as user code (the specification's Next and String are the
+// user's): the watchdog sees a spec that hangs, and a spec that panics is the user's error.
+func checkSpec(r *cmc.Refinement, steps []conform.Step) (n int, err error) {
+	transition.Enter()
+	defer func() {
+		transition.Leave()
+		if p := recover(); p != nil {
+			err = fmt.Errorf("spec %s panicked while checking the log: %v", r.Spec, p)
+		}
+	}()
+	return conform.Check(r, steps)
 }
