@@ -48,22 +48,26 @@ func advance(r *cmc.Refinement, ev *cmc.Event) string {
 	shown := r.Step(ev)
 	impl, settled := r.State()
 	to, hold, why := Judge(r, spec, held, shown, impl, settled)
-	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
 	c := transition.Current("Refines")
+	if !c.Noting() { // a search: no notes, so nothing more to build
+		if why == "" {
+			r.Set(to, hold)
+		}
+		return why
+	}
+	step := cmc.Observed{Event: held.Event + shown.Event, Actions: append(slices.Clone(held.Actions), shown.Actions...)}
 	if why != "" {
-		if c.Noting() {
-			// What the debugger's Specification scope shows of a refused step: the step, and
-			// what the specification allowed from where it was.
-			c.Note(transition.Note{Kind: NoteSpecRefused, From: ev.Proc, To: r.Spec,
-				Msg: "in " + r.Name(spec) + ": " + describeStep(step) + " reaching " + r.Name(impl)})
-			for _, a := range allowedMoves(r, spec, step.Event) {
-				c.Note(transition.Note{Kind: NoteSpecAllows, From: ev.Proc, To: r.Spec, Msg: a})
-			}
+		// What the debugger's Specification scope shows of a refused step: the step, and what
+		// the specification allowed from where it was.
+		c.Note(transition.Note{Kind: NoteSpecRefused, From: ev.Proc, To: r.Spec,
+			Msg: "in " + r.Name(spec) + ": " + describeStep(step) + " reaching " + r.Name(impl)})
+		for _, a := range allowedMoves(r, spec, step.Event) {
+			c.Note(transition.Note{Kind: NoteSpecAllows, From: ev.Proc, To: r.Spec, Msg: a})
 		}
 		return why
 	}
 	r.Set(to, hold)
-	if settled && (step.Event != "" || len(step.Actions) > 0) && c.Noting() {
+	if settled && (step.Event != "" || len(step.Actions) > 0) {
 		// A mark on the process's lifeline in the sequence chart: the spec step it matched.
 		c.Note(transition.Note{Kind: NoteSpec, From: ev.Proc, To: r.Spec, Msg: describeMove(step, r.Name(r.Visible(to)))})
 	}
