@@ -24,6 +24,7 @@ type Model struct {
 	scores      []func() int
 	abstract    func() any
 	scenarios   []Scenario
+	refinements []*Refinement
 	err         error
 	used        bool
 }
@@ -243,6 +244,7 @@ func (m *Model) Definition() (*Definition, error) {
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
 		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Bounds: m.bounds,
 		Scores: m.scores, Abstract: m.abstract, Scenarios: m.scenarios,
+		Refinements: m.refinements,
 	}
 	for _, e := range d.Events {
 		for i, c := range m.comps {
@@ -266,11 +268,12 @@ type Definition struct {
 	StepChecks  []StepCheck
 	Constraints []Property
 	Deadlock    bool
-	Rules       []canon.Rule // fields left out or made sets, for types without tags
-	Bounds      []Bound      // largest values of integer fields (bounds.go)
-	Scores      []func() int // a best-first search's score, by level (Model.Score)
-	Abstract    func() any   // the abstract state (Model.Abstract)
-	Scenarios   []Scenario   // what should be reachable (Model.Sometimes)
+	Rules       []canon.Rule  // fields left out or made sets, for types without tags
+	Bounds      []Bound       // largest values of integer fields (bounds.go)
+	Scores      []func() int  // a best-first search's score, by level (Model.Score)
+	Abstract    func() any    // the abstract state (Model.Abstract)
+	Scenarios   []Scenario    // what should be reachable (Model.Sometimes)
+	Refinements []*Refinement // specifications the model must refine (Refines)
 }
 
 // A StepCheck is a property over one transition (see StepInvariant).

@@ -13,6 +13,8 @@
 //   - scenarios: what the model says should be reachable, reported reached or with the best
 //     progress, and a search's goal (scenario.go).
 //   - Trace: a violation as the initial state plus steps (process, event, Choose values).
+//   - refine.go: refinement checking (cmc.Refines): every transition judged against the
+//     specifications the model refines (Judge), inside Machine.Run.
 //
 // Determinism: the order of processes, events and Choose values is fixed by the model; nothing
 // reads the clock, global randomness or map order. Random walks and swarms use a seeded generator; best-first search breaks ties by the order

@@ -236,7 +236,7 @@ type Outcome struct {
 
 // A Failure is a violation raised inside user code.
 type Failure struct {
-	Kind    string // assertion, panic, model-error, diverged
+	Kind    string // assertion, panic, model-error, diverged, refinement
 	Message string
 	Site    string // file:line of the failed assertion or the panicking statement
 }
@@ -262,6 +262,9 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 	}()
 	ev.Handler()
 	out.Failure = mc.leaks.check(goroutines, ev)
+	if out.Failure == nil && len(mc.Def.Refinements) > 0 {
+		out.Failure = mc.refine(ev)
+	}
 	return out
 }
 

@@ -71,6 +71,9 @@ func (mc *Machine) StepVerdict(before []any) *Violation {
 
 // StateVerdict checks the invariants on the live state.
 func (mc *Machine) StateVerdict() *Violation {
+	if v := mc.refinementVerdict(); v != nil {
+		return v
+	}
 	for _, inv := range mc.Def.Invariants {
 		fail, err := mc.Guard("invariant", inv.Name, inv.Check)
 		switch {

@@ -3,6 +3,7 @@ package dap
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,8 +179,12 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 			VariablesReference: s.handles.add(h), NamedVariables: n})
 	}
 	add("State", "locals", handle{kind: hNode, pos: p, node: subset(st.tree, s.tr.procs)}, len(s.tr.procs))
-	if len(s.tr.envs) > 0 {
-		add("Network", "registers", handle{kind: hNode, pos: p, node: subset(st.tree, s.tr.envs)}, len(s.tr.envs))
+	specs := s.tr.specNames() // shown in their own scope, not as part of the network
+	if envs := slices.DeleteFunc(slices.Clone(s.tr.envs), func(e string) bool { return slices.Contains(specs, e) }); len(envs) > 0 {
+		add("Network", "registers", handle{kind: hNode, pos: p, node: subset(st.tree, envs)}, len(envs))
+	}
+	if len(specs) > 0 {
+		add("Specification", "", handle{kind: hSpec, pos: p, node: subset(st.tree, specs)}, len(specs))
 	}
 	if p.Step > 0 {
 		step := s.tr.step(p.Step)

@@ -23,7 +23,7 @@ type Layer struct {
 // Layers lists every package of the module, lowest layer first. A new package must be placed here.
 var Layers = []Layer{
 	{"api", []string{".", "env"}},
-	{"core", []string{"canon", "engine", "replay", "tracefmt", "cmctest",
+	{"core", []string{"canon", "engine", "replay", "tracefmt", "cmctest", "conform",
 		"internal/transition", "internal/faults", "internal/stackdump"}},
 	{"worker", []string{"worker"}},
 	{"store", []string{"store"}},
@@ -49,7 +49,7 @@ type Rule struct {
 // Rules are the dependencies the layers must not have.
 var Rules = []Rule{
 	{
-		From: []string{".", "env", "canon", "engine", "replay", "tracefmt", "cmctest",
+		From: []string{".", "env", "canon", "engine", "replay", "tracefmt", "cmctest", "conform",
 			"internal/transition", "internal/faults", "internal/stackdump"},
 		Not: []string{"store", "worker", "internal/coord", "internal/dap/...", "internal/views", "cmd/...",
 			"std:net", "std:net/http", "std:database/sql"},

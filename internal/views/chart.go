@@ -1,6 +1,8 @@
 package views
 
 import (
+	"strings"
+
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/engine"
 )
@@ -30,6 +32,9 @@ type Mark struct {
 	Lifeline int    `json:"lifeline"`
 	Kind     string `json:"kind"`
 	Text     string `json:"text,omitempty"`
+	// Label is what the chart writes beside the lifeline ("" : Kind): for a specification's
+	// mark, the spec event the step matched ("RCA") or refused ("✗ RTA").
+	Label string `json:"label,omitempty"`
 }
 
 // An ArrowKind says what became of a message.
@@ -125,12 +130,17 @@ func Chart(t *engine.Trace) *SeqChart {
 				} else {
 					queues[key] = append(append(append(make([]int, 0, len(q)+1), q[0]), cp), q[1:]...)
 				}
+			case engine.NoteSpecAllows: // for the debugger's Specification scope, not the chart
 			default:
 				line := proc
 				if note.From != "" {
 					line = index[from]
 				}
-				cs.Marks = append(cs.Marks, Mark{Lifeline: line, Kind: note.Kind, Text: note.Msg})
+				m := Mark{Lifeline: line, Kind: note.Kind, Text: note.Msg}
+				if engine.IsSpecNote(note) { // the spec step the process's step matched, or refused
+					m.Lifeline, m.Text, m.Label = index[note.From], note.To+" "+note.Msg, specLabel(note)
+				}
+				cs.Marks = append(cs.Marks, m)
 			}
 		}
 		c.Steps[i] = cs
@@ -157,7 +167,9 @@ func lifelines(t *engine.Trace) []string {
 		add(s.Proc)
 		for _, n := range s.Notes {
 			add(n.From)
-			add(n.To)
+			if !engine.IsSpecNote(n) { // a specification is no lifeline: its notes mark the process's
+				add(n.To)
+			}
 		}
 	}
 	var out []string
@@ -195,3 +207,16 @@ func roots(leaves []canon.Leaf) []string {
 
 // rootOf returns the component a path starts at (canon.Path.Root).
 func rootOf(path string) string { return canon.Path(path).Root() }
+
+// specLabel is a spec note's event: its text up to the colon ("RCA: irc → Ack-Rcvd"), after
+// "in STATE: " for a refused step ("in Opened: RTA with tld,scr reaching Opened").
+func specLabel(n engine.Note) string {
+	msg := n.Msg
+	if n.Kind == engine.NoteSpecRefused {
+		_, msg, _ = strings.Cut(msg, ": ")
+		ev, _, _ := strings.Cut(msg, " ")
+		return "✗ " + ev
+	}
+	ev, _, _ := strings.Cut(msg, ":")
+	return ev
+}

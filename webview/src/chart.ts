@@ -120,7 +120,9 @@ export class ChartView {
       for (const m of cs.marks ?? []) byLine.set(m.lifeline, [...(byLine.get(m.lifeline) ?? []), m]);
       for (const [line, ms] of byLine) {
         const kinds = [...new Set(ms!.map((m) => m.kind))];
-        const text = clip(kinds.map((k) => { const n = ms!.filter((m) => m.kind === k).length; return n > 1 ? `${k} ×${n}` : k; }).join(" "), 14);
+        // A mark reads as its label when Go gave one (a spec event: "RCA"), else as its kind.
+        const names = [...new Set(ms!.map((m) => m.label || m.kind))];
+        const text = clip(names.map((k) => { const n = ms!.filter((m) => (m.label || m.kind) === k).length; return n > 1 ? `${k} ×${n}` : k; }).join(" "), 14);
         // Left of the lifeline (or its event), else right of it, else as short as it gets.
         const half = line === cs.lifeline ? w / 2 : 0;
         const spots: [string, number, "start" | "end"][] = [[text, x(line) - half - 4, "end"], [text, x(line) + half + 4, "start"], ["•", x(line) - half - 4, "end"]];

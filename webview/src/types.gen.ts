@@ -242,4 +242,5 @@ export interface Mark {
   lifeline: number;
   kind: string;
   text?: string;
+  label?: string;
 }
