@@ -1,0 +1,251 @@
+package env
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/cmc-go/cmc"
+)
+
+// A Dialer opens a physical connection to a real peer (a server process the checker does not
+// control). env/peer dials TCP; a test supplies a scripted peer.
+type Dialer interface {
+	Dial() (io.ReadWriteCloser, error)
+}
+
+// A Resetter is a Dialer whose peer can be put back in its initial state: a peer whose state
+// spans connections (a database) needs it so that a path can be replayed from the start.
+type Resetter interface {
+	Reset() error
+}
+
+// ErrClosed is returned by operations on a connection the program closed.
+var ErrClosed = errors.New("use of closed connection")
+
+// A Peer is an environment component that stands for a real process the program talks to: its
+// state is the program's positions in the conversations with it, and the I/O cache (outside the
+// state) holds what was said. Reads the cache knows are answered from it, writes it knows are
+// compared with it, and only what lies beyond touches a physical connection; where a path writes
+// something the cache does not hold, the cache replays that path's conversation on a fresh
+// connection. Register it with Model.Environment; open connections with Dial in handlers.
+type Peer struct {
+	Conns []ConnState
+	// At is the position of the whole history in shared mode (PeerOptions.Shared).
+	At uint64
+	// instance points at a package-level variable, which tells the engine (canon's globals) that
+	// this state means something outside the checked values: positions name bytes only this
+	// instance's cache holds, so the search keeps to one instance (engine/parallel.go).
+	instance *byte
+	cache    *ioCache `cmc:"-"`
+}
+
+var oneInstance byte
+
+// A ConnState is one connection's part of the state.
+type ConnState struct {
+	At     uint64 // the position of this connection's conversation (per-connection mode)
+	Closed bool   // the program closed it
+	End    string // the peer ended it ("EOF" or the read error): reads return it again
+	Wrote  int    // bytes written, for people (the position decides them)
+	Read   int    // bytes read
+}
+
+// PeerOptions configure a Peer.
+type PeerOptions struct {
+	// Name is the peer's name in traces ("redis").
+	Name string
+	// Shared says the peer's answers on one connection may depend on what was said on another
+	// (its state spans connections, as a database's does). The cache then keeps one history for
+	// all connections, and replaying a path first resets the peer, so the Dialer must be a
+	// Resetter. Otherwise each connection's answers may depend only on what was sent on it, and
+	// each connection has its own position.
+	Shared bool
+	// MaxOpen is how many physical connections the cache keeps for backtracking (default 8) in
+	// per-connection mode; past it the oldest is closed, and replayed if needed again.
+	MaxOpen int
+}
+
+// NewPeer returns a Peer that reaches its peer through d.
+func NewPeer(d Dialer, o PeerOptions) *Peer {
+	if o.MaxOpen <= 0 {
+		o.MaxOpen = 8
+	}
+	if o.Name == "" {
+		o.Name = "peer"
+	}
+	p := &Peer{instance: &oneInstance, cache: &ioCache{t: newTree(), dialer: d, opts: o}}
+	if o.Shared {
+		p.At = rootHash
+	}
+	return p
+}
+
+// A Conn is a connection to the peer as a handler uses it: an io.ReadWriteCloser valid for the
+// handler's run (keep its ID in the state, and get it back with Peer.Conn). env/peer turns it
+// into a net.Conn for client libraries.
+type Conn struct {
+	p  *Peer
+	id int
+}
+
+// Dial opens a new connection and returns it.
+func (p *Peer) Dial() Conn {
+	id := len(p.Conns)
+	p.Conns = append(p.Conns, ConnState{At: rootHash})
+	if p.cache.opts.Shared {
+		p.Conns[id].At = 0
+		p.cache.open(p, id)
+	}
+	p.note("open", id, "")
+	return Conn{p, id}
+}
+
+// Conn returns the connection with the ID Dial gave.
+func (p *Peer) Conn(id int) Conn {
+	if id < 0 || id >= len(p.Conns) {
+		panic(fmt.Sprintf("env: %s has no connection %d: keep the ID of a Conn that Dial returned", p.cache.opts.Name, id))
+	}
+	return Conn{p, id}
+}
+
+// Stats returns what the cache did so far.
+func (p *Peer) Stats() IOStats { return p.cache.stats }
+
+// Shutdown closes every physical connection (the cache keeps what it learnt).
+func (p *Peer) Shutdown() { p.cache.closeWorlds() }
+
+// ID is the connection's index among the Peer's connections.
+func (c Conn) ID() int { return c.id }
+
+// Write writes b to the peer: compared with the cache where a path has written here before,
+// sent on a physical connection beyond.
+func (c Conn) Write(b []byte) (int, error) {
+	st := &c.p.Conns[c.id]
+	if st.Closed {
+		return 0, ErrClosed
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.p.cache.write(c.p, c.id, b)
+	st.Wrote += len(b)
+	c.p.note("send", c.id, string(b))
+	return len(b), nil
+}
+
+// Read reads what the peer sent: from the cache where a path has read here before (the same
+// chunks, so reads are deterministic), from a physical connection beyond.
+func (c Conn) Read(b []byte) (int, error) {
+	st := &c.p.Conns[c.id]
+	if st.Closed {
+		return 0, ErrClosed
+	}
+	if st.End != "" {
+		return 0, endError(st.End)
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, end := c.p.cache.read(c.p, c.id, b)
+	if end != "" {
+		st.End = end
+		c.p.note("end", c.id, end)
+		return 0, endError(end)
+	}
+	st.Read += n
+	c.p.note("deliver", c.id, string(b[:n]))
+	return n, nil
+}
+
+// Close closes the connection: simulated, since a path that backtracks may need the physical
+// one again (in shared mode the peer sees the close).
+func (c Conn) Close() error {
+	st := &c.p.Conns[c.id]
+	if st.Closed {
+		return ErrClosed
+	}
+	st.Closed = true
+	if c.p.cache.opts.Shared {
+		c.p.cache.close(c.p, c.id)
+	}
+	c.p.note("close", c.id, "")
+	return nil
+}
+
+// A PeerError is a failure of the peer, not of the program: it could not be reached, or it
+// answered the same bytes differently. Operations panic with it, so the check reports it as a
+// violation with the trace that met it.
+type PeerError struct{ Msg string }
+
+func (e *PeerError) Error() string { return e.Msg }
+
+// An EndError is a read error the peer's side gave (a timeout on a physical connection); io.EOF
+// is returned as itself.
+type EndError struct{ Msg string }
+
+func (e *EndError) Error() string { return e.Msg }
+
+// Timeout reports true, as a net.Error's: the physical read found no data in time.
+func (e *EndError) Timeout() bool { return true }
+
+func endError(s string) error {
+	if s == "EOF" {
+		return io.EOF
+	}
+	return &EndError{s}
+}
+
+// note records the exchange for the trace (the sequence chart and trace show).
+func (p *Peer) note(kind string, id int, data string) {
+	if !cmc.Noting() {
+		return
+	}
+	conn := p.cache.opts.Name + "#" + strconv.Itoa(id)
+	from, to := "client", conn
+	if kind == "deliver" || kind == "end" {
+		from, to = conn, "client"
+	}
+	msg := ""
+	if data != "" {
+		msg = strconv.Quote(data)
+	}
+	cmc.Record(cmc.Note{Kind: kind, From: from, To: to, Msg: msg})
+}
+
+// An Exchange is one part of a connection's conversation, for people.
+type Exchange struct {
+	Sent bool   // the program sent Data; else the peer did (or ended the connection: End)
+	End  bool   // the peer ended the connection; Data is why
+	Data string // the bytes
+}
+
+// Conversation is what was said on connection id up to the state's position, consecutive bytes
+// in one direction joined.
+func (p *Peer) Conversation(id int) []Exchange {
+	if id < 0 || id >= len(p.Conns) {
+		return nil
+	}
+	pos, tagc := p.Conns[id].At, 0
+	if p.cache.opts.Shared {
+		pos, tagc = p.At, id
+	}
+	n, err := p.cache.t.at(pos)
+	if err != nil {
+		return nil
+	}
+	var out []Exchange
+	for _, e := range n.path() {
+		if e.conn != tagc || !(e.kind == evWrite || e.kind == evRead || e.kind == evEnd) {
+			continue
+		}
+		x := Exchange{Sent: e.kind == evWrite, End: e.kind == evEnd, Data: string(e.data)}
+		if l := len(out); l > 0 && !x.End && !out[l-1].End && out[l-1].Sent == x.Sent {
+			out[l-1].Data += x.Data
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
