@@ -295,4 +295,3 @@ func (c *ioCache) closeWorlds() {
 		c.drop(c.worlds[0])
 	}
 }
-
