@@ -189,12 +189,13 @@ func (c *ioCache) worldFor(n *node) *world {
 		return w
 	}
 	if c.opts.Shared {
+		// Reset also before the first world: the peer may hold what an earlier run left.
 		c.closeWorlds()
-		if c.used {
-			r, ok := c.dialer.(Resetter)
-			if !ok {
-				panic(&PeerError{c.opts.Name + ": a shared peer needs a reset hook to replay a conversation: give the Dialer a Reset method"})
-			}
+		r, ok := c.dialer.(Resetter)
+		if !ok && c.used {
+			panic(&PeerError{c.opts.Name + ": a shared peer needs a reset hook to replay a conversation: give the Dialer a Reset method"})
+		}
+		if ok {
 			if err := r.Reset(); err != nil {
 				panic(&PeerError{fmt.Sprintf("%s: reset: %v", c.opts.Name, err)})
 			}
