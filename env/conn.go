@@ -98,7 +98,7 @@ func (p *Peer) Dial() Conn {
 		p.Conns[id].At = 0
 		p.cache.open(p, id)
 	}
-	p.note("open", id, "")
+	p.note("open", id, nil)
 	return Conn{p, id}
 }
 
@@ -131,7 +131,7 @@ func (c Conn) Write(b []byte) (int, error) {
 	}
 	c.p.cache.write(c.p, c.id, b)
 	st.Wrote += len(b)
-	c.p.note("send", c.id, string(b))
+	c.p.note("send", c.id, b)
 	return len(b), nil
 }
 
@@ -151,11 +151,11 @@ func (c Conn) Read(b []byte) (int, error) {
 	n, end := c.p.cache.read(c.p, c.id, b)
 	if end != "" {
 		st.End = end
-		c.p.note("end", c.id, end)
+		c.p.note("end", c.id, []byte(end))
 		return 0, endError(end)
 	}
 	st.Read += n
-	c.p.note("deliver", c.id, string(b[:n]))
+	c.p.note("deliver", c.id, b[:n])
 	return n, nil
 }
 
@@ -170,7 +170,7 @@ func (c Conn) Close() error {
 	if c.p.cache.opts.Shared {
 		c.p.cache.close(c.p, c.id)
 	}
-	c.p.note("close", c.id, "")
+	c.p.note("close", c.id, nil)
 	return nil
 }
 
@@ -198,7 +198,7 @@ func endError(s string) error {
 }
 
 // note records the exchange for the trace (the sequence chart and trace show).
-func (p *Peer) note(kind string, id int, data string) {
+func (p *Peer) note(kind string, id int, data []byte) {
 	if !cmc.Noting() {
 		return
 	}
@@ -208,8 +208,8 @@ func (p *Peer) note(kind string, id int, data string) {
 		from, to = conn, "client"
 	}
 	msg := ""
-	if data != "" {
-		msg = strconv.Quote(data)
+	if len(data) > 0 {
+		msg = strconv.Quote(string(data))
 	}
 	cmc.Record(cmc.Note{Kind: kind, From: from, To: to, Msg: msg})
 }

@@ -65,22 +65,29 @@ func tag(h uint64, e event) uint64 {
 	return h*hashBase + 0x100 + uint64(e.kind)<<40 + uint64(e.conn)
 }
 
-// streamHash continues h over b, four bytes per round so the multiplications do not wait on
-// each other; the result equals b's bytes folded one at a time.
+// streamHash continues h over b, eight bytes per round so the multiplications do not wait on
+// each other; the result equals b's bytes folded one at a time (h = h*hashBase + byte).
 func streamHash(h uint64, b []byte) uint64 {
-	b1 := uint64(hashBase)
-	b2 := b1 * b1 // mod 2^64
-	b3 := b2 * b1
-	b4 := b3 * b1
-	for len(b) >= 4 {
-		h = h*b4 + uint64(b[0])*b3 + uint64(b[1])*b2 + uint64(b[2])*b1 + uint64(b[3])
-		b = b[4:]
+	const b1 = uint64(hashBase)
+	for len(b) >= 8 {
+		h = h*pw[8] + uint64(b[0])*pw[7] + uint64(b[1])*pw[6] + uint64(b[2])*pw[5] + uint64(b[3])*pw[4] +
+			uint64(b[4])*pw[3] + uint64(b[5])*pw[2] + uint64(b[6])*b1 + uint64(b[7])
+		b = b[8:]
 	}
 	for _, c := range b {
-		h = h*hashBase + uint64(c)
+		h = h*b1 + uint64(c)
 	}
 	return h
 }
+
+// pw holds the powers of hashBase mod 2^64.
+var pw = func() (p [9]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * hashBase
+	}
+	return p
+}()
 
 // continues reports whether e continues the byte stream of the event before it.
 func continues(prev *node, e event) bool {

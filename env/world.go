@@ -123,14 +123,13 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 		}
 	}
 	w := c.worldFor(n)
-	buf := make([]byte, len(b))
-	m, err := w.phys[conn].Read(buf)
+	m, err := w.phys[conn].Read(b)
 	if m > 0 {
 		c.stats.ReadPeer += m
-		w.at = c.t.extend(n, event{evRead, conn, buf[:m:m]})
+		w.at = c.t.extend(n, event{evRead, conn, slices.Clone(b[:m])})
 		w.at.chunkEnd = true
 		*pos = w.at.hash
-		return copy(b, buf[:m]), ""
+		return m, ""
 	}
 	end := "EOF"
 	if err == nil {

@@ -46,7 +46,8 @@ type Server struct {
 	cfg  Config
 	cmd  *exec.Cmd
 	out  *bytes.Buffer // the process's output, for errors
-	exit chan error
+	done chan struct{} // closed when the process has exited
+	err  error         // how it exited
 }
 
 // Start starts the peer (or finds it at Addr) and waits until it accepts connections.
@@ -89,8 +90,8 @@ func Start(c Config) (*Server, error) {
 			}
 			return nil, fmt.Errorf("start peer %s: %w%s", strings.Join(args, " "), err, hint)
 		}
-		s.exit = make(chan error, 1)
-		go func() { s.exit <- s.cmd.Wait() }()
+		s.done = make(chan struct{})
+		go func() { s.err = s.cmd.Wait(); close(s.done) }()
 	}
 	if err := s.waitReady(); err != nil {
 		s.Stop()
@@ -116,8 +117,8 @@ func (s *Server) waitReady() error {
 			return c.Close()
 		}
 		select {
-		case werr := <-s.exit:
-			return fmt.Errorf("peer %s exited before accepting connections (%v): %s", s.cfg.Command[0], werr, strings.TrimSpace(s.out.String()))
+		case <-s.done:
+			return fmt.Errorf("peer %s exited before accepting connections (%v): %s", s.cfg.Command[0], s.err, strings.TrimSpace(s.out.String()))
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -134,10 +135,10 @@ func (s *Server) Stop() error {
 	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-s.exit:
+	case <-s.done:
 	case <-time.After(5 * time.Second):
 		s.cmd.Process.Kill()
-		<-s.exit
+		<-s.done
 	}
 	s.cmd = nil
 	return nil
@@ -174,7 +175,9 @@ type deadlineConn struct {
 }
 
 func (c *deadlineConn) Read(b []byte) (int, error) {
-	c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
+	if c.timeout > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
+	}
 	n, err := c.Conn.Read(b)
 	var ne net.Error
 	switch {
