@@ -11,7 +11,10 @@ import (
 type memEcho struct{ pending []byte }
 
 func (e *memEcho) Dial() (io.ReadWriteCloser, error) { return e, nil }
-func (e *memEcho) Write(b []byte) (int, error)       { e.pending = append(e.pending, b...); return len(b), nil }
+func (e *memEcho) Write(b []byte) (int, error) {
+	e.pending = append(e.pending, b...)
+	return len(b), nil
+}
 func (e *memEcho) Read(b []byte) (int, error) {
 	n := copy(b, e.pending)
 	e.pending = e.pending[n:]
