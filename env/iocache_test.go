@@ -1,7 +1,10 @@
 package env
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +28,9 @@ import (
 //	jitter                   from now on the peer answers ECHO differently on each dial
 //	conversation ID          the connection's conversation at the current position
 //	stats
+//	journal                  record the cache's changes from now on
+//	reload                   a fresh Peer (another process) with the same state, whose peer is
+//	                         gone, loads the journal
 //
 // Each command prints its result, then what the physical peer saw meanwhile ("peer: ..."). A
 // PeerError (the operations panic with it) prints as "peer error: ...".
@@ -34,9 +40,11 @@ func TestIOCache(t *testing.T) {
 	defer transition.Set(nil)
 	datadriven.Walk(t, "testdata/iocache", func(t *testing.T, path string) {
 		var (
-			s     *scripted
-			p     *Peer
-			marks = map[string]Peer{}
+			s       *scripted
+			p       *Peer
+			opts    PeerOptions
+			journal bytes.Buffer
+			marks   = map[string]Peer{}
 		)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) (out string) {
 			if d.Cmd == "peer" {
@@ -55,9 +63,22 @@ func TestIOCache(t *testing.T) {
 						o.MaxOpen, _ = strconv.Atoi(a.Vals[0])
 					}
 				}
-				p = NewPeer(dialer, o)
+				p, opts = NewPeer(dialer, o), o
 				clear(marks)
+				journal.Reset()
 				return "ok\n"
+			}
+			switch d.Cmd {
+			case "journal":
+				p.RecordTo(&journal)
+				return "recording\n"
+			case "reload":
+				// Another process: a fresh Peer holding the same state, whose peer is gone.
+				q := NewPeer(gone{}, opts)
+				q.Conns, q.At = slices.Clone(p.Conns), p.At
+				n, err := q.Load(bytes.NewReader(journal.Bytes()))
+				p = q
+				return fmt.Sprintf("loaded %d nodes, err %v\n", n, err)
 			}
 			defer func() {
 				if r := recover(); r != nil {
@@ -171,3 +192,8 @@ func (quiet) Choose(n int, pc uintptr) int { return 0 }
 func (quiet) Noting() bool                 { return false }
 func (quiet) Label(string)                 {}
 func (quiet) Note(transition.Note)         {}
+
+// gone is a peer that cannot be reached.
+type gone struct{}
+
+func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connection refused") }

@@ -85,7 +85,7 @@ func (c *ioCache) write(p *Peer, id int, b []byte) {
 			c.stats.Divergences++
 		}
 		w := c.worldFor(at)
-		at = c.t.extend(at, event{evWrite, conn, slices.Clone(rest)})
+		at = c.t.extend(at, event{evWrite, conn, slices.Clone(rest)}, false)
 		c.stats.WritePeer += len(rest)
 		if _, err := w.phys[conn].Write(rest); err != nil {
 			c.drop(w) // the peer went away: a read after this write replays it on a new connection
@@ -126,8 +126,7 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 	m, err := w.phys[conn].Read(b)
 	if m > 0 {
 		c.stats.ReadPeer += m
-		w.at = c.t.extend(n, event{evRead, conn, slices.Clone(b[:m])})
-		w.at.chunkEnd = true
+		w.at = c.t.extend(n, event{evRead, conn, slices.Clone(b[:m])}, true)
 		*pos = w.at.hash
 		return m, ""
 	}
@@ -138,7 +137,7 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 	if !errors.Is(err, io.EOF) {
 		end = err.Error()
 	}
-	w.at = c.t.extend(n, event{evEnd, conn, []byte(end)})
+	w.at = c.t.extend(n, event{evEnd, conn, []byte(end)}, false)
 	*pos = w.at.hash
 	return 0, end
 }
@@ -147,7 +146,7 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 func (c *ioCache) open(p *Peer, id int) {
 	n := c.node(p.At)
 	w := c.worldAt(n)
-	k := c.t.extend(n, event{evOpen, id, nil})
+	k := c.t.extend(n, event{evOpen, id, nil}, false)
 	if w != nil {
 		rw, err := c.dial()
 		if err != nil {
@@ -162,7 +161,7 @@ func (c *ioCache) open(p *Peer, id int) {
 func (c *ioCache) close(p *Peer, id int) {
 	n := c.node(p.At)
 	w := c.worldAt(n)
-	k := c.t.extend(n, event{evClose, id, nil})
+	k := c.t.extend(n, event{evClose, id, nil}, false)
 	if w != nil {
 		if rw := w.phys[id]; rw != nil {
 			rw.Close()

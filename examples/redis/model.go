@@ -22,6 +22,12 @@ func init() {
 			Timeouts: p.Int("timeouts", 1),
 			Fake:     p.Bool("fake", false),
 		}
+		if p.Bool("journal", true) {
+			o.Journal = JournalPath
+			if o.Fake {
+				o.Journal = FakeJournalPath
+			}
+		}
 		m, err := New(o)
 		if err != nil {
 			p.Fail("%v", err)
@@ -36,7 +42,20 @@ type Options struct {
 	Hits     int  // page hits to count
 	Timeouts int  // late replies the checker may choose, in all
 	Fake     bool // talk to an in-process fake (fake.go) instead of redis-server
+	// Journal is where the I/O cache keeps what the server said, for replays without it (""
+	// keeps it in memory only).
+	Journal string
+	// Dialer, when set, reaches the server instead (a test's: one that fails proves a replay
+	// needed no server).
+	Dialer env.Dialer
 }
+
+// JournalPath is where the model keeps its I/O cache journal, relative to the directory it runs
+// in (cmcdap's working directory).
+const (
+	JournalPath     = ".cmc/redis-counter.iocache"
+	FakeJournalPath = ".cmc/redis-counter-fake.iocache"
+)
 
 // web is the checked process: the page handler's client and what it has done.
 type web struct {
@@ -48,18 +67,23 @@ type web struct {
 	AuditErr string
 }
 
-// New builds the model, starting redis-server (once per process) unless o.Fake.
+// New builds the model. Unless o.Fake, redis-server starts (once per process) when the cache first
+// needs it: a replay the journal covers never starts it.
 func New(o Options) (*cmc.Model, error) {
-	var d env.Dialer = newFake()
-	if !o.Fake {
-		s, err := server()
-		if err != nil {
-			return nil, err
-		}
-		d = s.Dialer()
+	var d env.Dialer = lazyServer{}
+	switch {
+	case o.Dialer != nil:
+		d = o.Dialer
+	case o.Fake:
+		d = newFake()
 	}
 	m := cmc.NewModel("RedisCounter")
 	db := env.NewPeer(d, env.PeerOptions{Name: "redis", Shared: true})
+	if o.Journal != "" {
+		if err := peer.Journal(db, o.Journal); err != nil {
+			return nil, err
+		}
+	}
 	w := &web{Counter: Counter{Key: "hits", Retries: 1, Fixed: o.Fixed}, Late: o.Timeouts}
 	m.Environment("redis", db)
 	conns := lateConns{db, &w.Late}
@@ -144,6 +168,25 @@ var RedisServer = peer.Config{
 		}
 		return err
 	},
+}
+
+// lazyServer reaches the shared redis-server, starting it on first use.
+type lazyServer struct{}
+
+func (lazyServer) Dial() (io.ReadWriteCloser, error) {
+	s, err := server()
+	if err != nil {
+		return nil, err
+	}
+	return s.Dialer().Dial()
+}
+
+func (lazyServer) Reset() error {
+	s, err := server()
+	if err != nil {
+		return err
+	}
+	return s.Dialer().(env.Resetter).Reset()
 }
 
 var (

@@ -1,6 +1,8 @@
 package redis
 
 import (
+	"errors"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/cmctest"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/replay"
 	"github.com/cmc-go/cmc/tracefmt"
 )
 
@@ -46,4 +49,36 @@ func checkBoth(t *testing.T, fake bool) {
 		t.Errorf("the fixed client's check did not complete: %+v", res)
 	}
 	t.Logf("fixed: %d states, %d transitions", res.States, res.Transitions)
+}
+
+// TestReplayWithoutServer: the check keeps its I/O cache in a journal; a replay of its trace in a
+// fresh instance whose server is gone answers every read from the journal, reaches the same
+// states (replay proves each hash) and the same violation, and never dials.
+func TestReplayWithoutServer(t *testing.T) {
+	t.Chdir(t.TempDir())
+	fake := true
+	if _, err := exec.LookPath("redis-server"); err == nil {
+		fake = false
+	}
+	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake, Journal: JournalPath}), engine.Options{})
+	gone := &unreachable{}
+	m := build(t, Options{Hits: 2, Timeouts: 1, Journal: JournalPath, Dialer: gone})
+	s, err := replay.Open(m, tr)
+	if s == nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if sum := s.Summary(); !sum.OK() {
+		t.Fatalf("the replay without the server: %s", sum.Describe("the trace"))
+	}
+	if gone.dials > 0 {
+		t.Errorf("the replay dialed the server %d times: the journal did not cover the trace", gone.dials)
+	}
+}
+
+type unreachable struct{ dials int }
+
+func (u *unreachable) Dial() (io.ReadWriteCloser, error) {
+	u.dials++
+	return nil, errors.New("connection refused")
 }
