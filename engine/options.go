@@ -103,4 +103,8 @@ type Result struct {
 	Rules []string `json:"rules,omitempty"`
 	// SelfChecked is how many transitions the self-check ran on (Options.SelfCheck).
 	SelfChecked int64 `json:"self_checked"`
+	// Environment is what the model's environment components said about the run, one line each
+	// ("redis: connections 3, ..."): the worker asks every component whose root has a
+	// RunSummary() string method (env.Peer's I/O cache) once the search is over.
+	Environment []string `json:"environment,omitempty"`
 }

@@ -113,6 +113,9 @@ func (p *Peer) Conn(id int) Conn {
 // Stats returns what the cache did so far.
 func (p *Peer) Stats() IOStats { return p.cache.stats }
 
+// RunSummary is the cache's statistics, for the check's summary (cmcdap check prints it).
+func (p *Peer) RunSummary() string { return "I/O cache: " + p.cache.stats.String() }
+
 // Shutdown closes every physical connection (the cache keeps what it learnt).
 func (p *Peer) Shutdown() { p.cache.closeWorlds() }
 
