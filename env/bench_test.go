@@ -29,11 +29,11 @@ func BenchmarkCacheLinear(b *testing.B) {
 	msg, back := make([]byte, 10000), make([]byte, 10000)
 	b.SetBytes(2 * 10000)
 	p := NewPeer(&memEcho{}, PeerOptions{})
-	c := p.Dial()
+	c := p.Dial("c")
 	for i := range b.N {
 		if i%100 == 0 {
 			p = NewPeer(&memEcho{}, PeerOptions{})
-			c = p.Dial()
+			c = p.Dial("c")
 		}
 		c.Write(msg)
 		io.ReadFull(c, back)

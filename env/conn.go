@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cmc-go/cmc"
 )
@@ -43,13 +45,15 @@ type Peer struct {
 
 var oneInstance byte
 
-// A ConnState is one connection's part of the state.
+// A ConnState is one open connection's part of the state. Connections are kept sorted by key, so
+// two paths that opened the same connections in different orders reach the same state, and a
+// closed connection leaves the state.
 type ConnState struct {
-	At     uint64 // the position of this connection's conversation (per-connection mode)
-	Closed bool   // the program closed it
-	End    string // the peer ended it ("EOF" or the read error): reads return it again
-	Wrote  int    // bytes written, for people (the position decides them)
-	Read   int    // bytes read
+	Key   string // the name the program gave it (Dial)
+	At    uint64 // the position of this connection's conversation (per-connection mode)
+	End   string // the peer ended it ("EOF" or the read error): reads return it again
+	Wrote int    // bytes written, for people (the position decides them)
+	Read  int    // bytes read
 }
 
 // PeerOptions configure a Peer.
@@ -82,32 +86,51 @@ func NewPeer(d Dialer, o PeerOptions) *Peer {
 	return p
 }
 
-// A Conn is a connection to the peer as a handler uses it: an io.ReadWriteCloser valid for the
-// handler's run (keep its ID in the state, and get it back with Peer.Conn). env/peer turns it
-// into a net.Conn for client libraries.
+// A Conn is a connection to the peer as a handler uses it: an io.ReadWriteCloser named by the
+// key it was dialled with (Peer.Conn finds it again in a later handler). env/peer turns it into a
+// net.Conn for client libraries.
 type Conn struct {
-	p  *Peer
-	id int
+	p   *Peer
+	key string
 }
 
-// Dial opens a new connection and returns it.
-func (p *Peer) Dial() Conn {
-	id := len(p.Conns)
-	p.Conns = append(p.Conns, ConnState{At: rootHash})
+// Dial opens a new connection named key (a client's name, "audit": what tells this connection
+// from the others, not the order they were opened in) and returns it. A key whose connection is
+// open is a mistake in the model; a closed one's key may be dialled again.
+func (p *Peer) Dial(key string) Conn {
+	i, found := p.find(key)
+	if found {
+		panic(fmt.Sprintf("env: %s: connection %q is open already: close it first, or give each connection its own key", p.cache.opts.Name, key))
+	}
+	p.Conns = slices.Insert(p.Conns, i, ConnState{Key: key, At: rootHash})
 	if p.cache.opts.Shared {
-		p.Conns[id].At = 0
-		p.cache.open(p, id)
+		p.Conns[i].At = 0
+		p.cache.open(p, key)
 	}
-	p.note("open", id, nil)
-	return Conn{p, id}
+	p.note("open", key, nil)
+	return Conn{p, key}
 }
 
-// Conn returns the connection with the ID Dial gave.
-func (p *Peer) Conn(id int) Conn {
-	if id < 0 || id >= len(p.Conns) {
-		panic(fmt.Sprintf("env: %s has no connection %d: keep the ID of a Conn that Dial returned", p.cache.opts.Name, id))
+// Conn returns the open connection named key; on one that is not open, operations return
+// ErrClosed.
+func (p *Peer) Conn(key string) Conn { return Conn{p, key} }
+
+// Open reports whether the connection named key is open.
+func (p *Peer) Open(key string) bool {
+	_, found := p.find(key)
+	return found
+}
+
+func (p *Peer) find(key string) (int, bool) {
+	return slices.BinarySearchFunc(p.Conns, key, func(c ConnState, k string) int { return strings.Compare(c.Key, k) })
+}
+
+// conn is the state of the open connection key, or nil.
+func (p *Peer) conn(key string) *ConnState {
+	if i, found := p.find(key); found {
+		return &p.Conns[i]
 	}
-	return Conn{p, id}
+	return nil
 }
 
 // Stats returns what the cache did so far.
@@ -119,30 +142,30 @@ func (p *Peer) RunSummary() string { return "I/O cache: " + p.cache.stats.String
 // Shutdown closes every physical connection (the cache keeps what it learnt).
 func (p *Peer) Shutdown() { p.cache.closeWorlds() }
 
-// ID is the connection's index among the Peer's connections.
-func (c Conn) ID() int { return c.id }
+// Key is the connection's name.
+func (c Conn) Key() string { return c.key }
 
 // Write writes b to the peer: compared with the cache where a path has written here before,
 // sent on a physical connection beyond.
 func (c Conn) Write(b []byte) (int, error) {
-	st := &c.p.Conns[c.id]
-	if st.Closed {
+	st := c.p.conn(c.key)
+	if st == nil {
 		return 0, ErrClosed
 	}
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.p.cache.write(c.p, c.id, b)
+	c.p.cache.write(c.p, c.key, b)
 	st.Wrote += len(b)
-	c.p.note("send", c.id, b)
+	c.p.note("send", c.key, b)
 	return len(b), nil
 }
 
 // Read reads what the peer sent: from the cache where a path has read here before (the same
 // chunks, so reads are deterministic), from a physical connection beyond.
 func (c Conn) Read(b []byte) (int, error) {
-	st := &c.p.Conns[c.id]
-	if st.Closed {
+	st := c.p.conn(c.key)
+	if st == nil {
 		return 0, ErrClosed
 	}
 	if st.End != "" {
@@ -151,29 +174,29 @@ func (c Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	n, end := c.p.cache.read(c.p, c.id, b)
+	n, end := c.p.cache.read(c.p, c.key, b)
 	if end != "" {
 		st.End = end
-		c.p.note("end", c.id, []byte(end))
+		c.p.note("end", c.key, []byte(end))
 		return 0, endError(end)
 	}
 	st.Read += n
-	c.p.note("deliver", c.id, b[:n])
+	c.p.note("deliver", c.key, b[:n])
 	return n, nil
 }
 
-// Close closes the connection: simulated, since a path that backtracks may need the physical
-// one again (in shared mode the peer sees the close).
+// Close closes the connection, which leaves the state: simulated, since a path that backtracks
+// may need the physical one again (in shared mode the peer sees the close).
 func (c Conn) Close() error {
-	st := &c.p.Conns[c.id]
-	if st.Closed {
+	i, found := c.p.find(c.key)
+	if !found {
 		return ErrClosed
 	}
-	st.Closed = true
+	c.p.Conns = slices.Delete(c.p.Conns, i, i+1)
 	if c.p.cache.opts.Shared {
-		c.p.cache.close(c.p, c.id)
+		c.p.cache.close(c.p, c.key)
 	}
-	c.p.note("close", c.id, nil)
+	c.p.note("close", c.key, nil)
 	return nil
 }
 
@@ -201,11 +224,14 @@ func endError(s string) error {
 }
 
 // note records the exchange for the trace (the sequence chart and trace show).
-func (p *Peer) note(kind string, id int, data []byte) {
+func (p *Peer) note(kind string, key string, data []byte) {
 	if !cmc.Noting() {
 		return
 	}
-	conn := p.cache.opts.Name + "#" + strconv.Itoa(id)
+	conn := p.cache.opts.Name
+	if key != "" {
+		conn += "/" + key
+	}
 	from, to := "client", conn
 	if kind == "deliver" || kind == "end" {
 		from, to = conn, "client"
@@ -224,15 +250,16 @@ type Exchange struct {
 	Data string // the bytes
 }
 
-// Conversation is what was said on connection id up to the state's position, consecutive bytes
-// in one direction joined.
-func (p *Peer) Conversation(id int) []Exchange {
-	if id < 0 || id >= len(p.Conns) {
+// Conversation is what was said on the open connection key up to the state's position,
+// consecutive bytes in one direction joined.
+func (p *Peer) Conversation(key string) []Exchange {
+	st := p.conn(key)
+	if st == nil {
 		return nil
 	}
-	pos, tagc := p.Conns[id].At, 0
+	pos, tagc := st.At, ""
 	if p.cache.opts.Shared {
-		pos, tagc = p.At, id
+		pos, tagc = p.At, key
 	}
 	n, err := p.cache.t.at(pos)
 	if err != nil {

@@ -37,12 +37,12 @@ func (k eventKind) streams() bool { return k == evWrite || k == evRead }
 
 type event struct {
 	kind eventKind
-	conn int // the connection's index in shared mode, else 0
+	conn string // the connection's key in shared mode, else ""
 	data []byte
 }
 
 func (e event) String() string {
-	return fmt.Sprintf("%c%d %s", e.kind, e.conn, strconv.Quote(string(e.data)))
+	return fmt.Sprintf("%c%q %s", e.kind, e.conn, strconv.Quote(string(e.data)))
 }
 
 // A node is one event; its hash is the position at its end.
@@ -63,7 +63,8 @@ const (
 
 // tag mixes a change of connection or kind into h (values above 255 are never bytes).
 func tag(h uint64, e event) uint64 {
-	return h*hashBase + 0x100 + uint64(e.kind)<<40 + uint64(e.conn)
+	h = h*hashBase + 0x100 + uint64(e.kind)<<40 + uint64(len(e.conn))
+	return streamHash(h, []byte(e.conn))*hashBase + 0x1ff
 }
 
 // streamHash continues h over b, eight bytes per round so the multiplications do not wait on
@@ -161,7 +162,7 @@ func (t *tree) split(n *node, k int) *node {
 
 // stream finds the child of n that continues the byte stream of kind and conn, if any: for a
 // read, the peer's next chunk; for a write, the recorded write beginning with first.
-func (n *node) stream(kind eventKind, conn int, first byte) *node {
+func (n *node) stream(kind eventKind, conn string, first byte) *node {
 	for _, k := range n.kids {
 		if k.ev.kind == kind && k.ev.conn == conn && (kind == evRead || k.ev.data[0] == first) {
 			return k
@@ -184,7 +185,7 @@ func (n *node) child(e event) *node {
 // recorded bytes end (splitting a node d ends inside) and the part of d beyond what is recorded
 // (empty when all of d was). Where a recorded write departs from d, that node is split there and
 // diverged is true.
-func (t *tree) matchWrite(n *node, conn int, d []byte) (at *node, rest []byte, diverged bool) {
+func (t *tree) matchWrite(n *node, conn string, d []byte) (at *node, rest []byte, diverged bool) {
 	for len(d) > 0 {
 		k := n.stream(evWrite, conn, d[0])
 		if k == nil {
@@ -223,7 +224,7 @@ func (t *tree) extend(n *node, e event, chunkEnd bool) *node {
 	if chunkEnd {
 		end = 1
 	}
-	t.record("x %016x %c %d %d %s\n", n.hash, e.kind, e.conn, end, strconv.Quote(string(e.data)))
+	t.record("x %016x %c %q %d %s\n", n.hash, e.kind, e.conn, end, strconv.Quote(string(e.data)))
 	return k
 }
 

@@ -20,13 +20,13 @@ import (
 // restores it, as the engine does between transitions. Commands:
 //
 //	peer [shared] [reset] [greet] [max-open=N]   a fresh Peer on a fresh scripted peer
-//	dial                     open a connection, print its ID
-//	write ID TEXT            TEXT is a Go string literal's body ("INCR a\n")
-//	read ID [N]              read into an N-byte buffer (default 64)
-//	close ID
+//	dial KEY                 open a connection named KEY
+//	write KEY TEXT           TEXT is a Go string literal's body ("INCR a\n")
+//	read KEY [N]             read into an N-byte buffer (default 64)
+//	close KEY
 //	mark NAME / rollback NAME
 //	jitter                   from now on the peer answers ECHO differently on each dial
-//	conversation ID          the connection's conversation at the current position
+//	conversation KEY         the connection's conversation at the current position
 //	stats
 //	journal                  record the cache's changes from now on
 //	reload                   a fresh Peer (another process) with the same state, whose peer is
@@ -102,10 +102,10 @@ func run(t *testing.T, d *datadriven.TestData, s *scripted, p *Peer, marks map[s
 		}
 		return d.CmdArgs[i].Key
 	}
-	id := func() int { n, _ := strconv.Atoi(arg(0)); return n }
+	id := func() string { return arg(0) }
 	switch d.Cmd {
 	case "dial":
-		return "conn " + strconv.Itoa(p.Dial().ID())
+		return "conn " + p.Dial(arg(0)).Key()
 	case "write":
 		lit := strings.Join(keys(d.CmdArgs[1:]), " ")
 		b, err := strconv.Unquote(`"` + lit + `"`)

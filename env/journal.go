@@ -13,7 +13,8 @@ import (
 // replay whose path the journal covers never dials: the same bytes, in the same read chunks, as
 // the check that made the trace. One line per change, in order:
 //
-//	x PARENT KIND CONN END DATA    a node: its parent's position (hex), w/r/e/o/c, the connection,
+//	x PARENT KIND CONN END DATA    a node: its parent's position (hex), w/r/e/o/c, the connection's
+//	                               key as a Go string (without spaces),
 //	                               1 where a physical read ended, the bytes as a Go string
 //	s POSITION K                   the node ending at POSITION split after K bytes
 
@@ -59,7 +60,7 @@ func (t *tree) replayLine(l string) (bool, error) {
 	switch {
 	case len(f) == 6 && f[0] == "x" && len(f[2]) == 1:
 		ph, err1 := strconv.ParseUint(f[1], 16, 64)
-		conn, err2 := strconv.Atoi(f[3])
+		conn, err2 := strconv.Unquote(f[3])
 		data, err3 := strconv.Unquote(f[5])
 		if err1 != nil || err2 != nil || err3 != nil {
 			return false, fmt.Errorf("malformed node %q", l)

@@ -16,7 +16,6 @@ import (
 // knows what the answers must be: every state the search reaches asserts that the cache answered
 // each path as the peer would have.
 type counterClient struct {
-	Conn   int
 	Open   bool
 	Steps  int
 	Counts [2]int // what this path incremented
@@ -30,10 +29,11 @@ func counterModel(s *scripted) (*cmc.Model, *Peer) {
 	m.Environment("db", peer)
 	m.Process("client", c).On("request", func() {
 		if !c.Open {
-			c.Conn, c.Open = peer.Dial().ID(), true
+			peer.Dial("c")
+			c.Open = true
 			c.Conns++
 		}
-		conn := peer.Conn(c.Conn)
+		conn := peer.Conn("c")
 		switch cmc.Choose(4) {
 		case 0, 1:
 			k := cmc.Choose(2)

@@ -31,7 +31,7 @@ type ioCache struct {
 
 type world struct {
 	at   *node
-	phys map[int]io.ReadWriteCloser // by the events' connection index
+	phys map[string]io.ReadWriteCloser // by the events' connection key
 }
 
 // IOStats count what the cache did.
@@ -51,12 +51,12 @@ func (s IOStats) String() string {
 		s.Dials, s.Replays, s.Divergences, s.ReadCache, s.ReadPeer, s.WriteCache, s.WritePeer, s.Replayed)
 }
 
-// pos is where connection id stands, and the connection index its events carry.
-func (c *ioCache) pos(p *Peer, id int) (*uint64, int) {
+// pos is where connection key stands, and the connection key its events carry.
+func (c *ioCache) pos(p *Peer, key string) (*uint64, string) {
 	if c.opts.Shared {
-		return &p.At, id
+		return &p.At, key
 	}
-	return &p.Conns[id].At, 0
+	return &p.conn(key).At, ""
 }
 
 func (c *ioCache) node(h uint64) *node {
@@ -76,15 +76,15 @@ func (c *ioCache) worldAt(n *node) *world {
 	return nil
 }
 
-func (c *ioCache) write(p *Peer, id int, b []byte) {
-	pos, conn := c.pos(p, id)
+func (c *ioCache) write(p *Peer, key string, b []byte) {
+	pos, conn := c.pos(p, key)
 	at, rest, diverged := c.t.matchWrite(c.node(*pos), conn, b)
 	c.stats.WriteCache += len(b) - len(rest)
 	if len(rest) > 0 {
 		if diverged {
 			c.stats.Divergences++
 		}
-		w := c.worldFor(at)
+		w := c.worldFor(at, key)
 		at = c.t.extend(at, event{evWrite, conn, slices.Clone(rest)}, false)
 		c.stats.WritePeer += len(rest)
 		if _, err := w.phys[conn].Write(rest); err != nil {
@@ -97,8 +97,8 @@ func (c *ioCache) write(p *Peer, id int, b []byte) {
 }
 
 // read fills b from what the peer sent, or returns why the connection ended.
-func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
-	pos, conn := c.pos(p, id)
+func (c *ioCache) read(p *Peer, key string, b []byte) (int, string) {
+	pos, conn := c.pos(p, key)
 	n := c.node(*pos)
 	if k := n.stream(evRead, conn, 0); k != nil {
 		got := 0
@@ -122,7 +122,7 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 			return 0, string(k.ev.data)
 		}
 	}
-	w := c.worldFor(n)
+	w := c.worldFor(n, key)
 	m, err := w.phys[conn].Read(b)
 	if m > 0 {
 		c.stats.ReadPeer += m
@@ -143,29 +143,29 @@ func (c *ioCache) read(p *Peer, id int, b []byte) (int, string) {
 }
 
 // open and close are the shared mode's connection events.
-func (c *ioCache) open(p *Peer, id int) {
+func (c *ioCache) open(p *Peer, key string) {
 	n := c.node(p.At)
 	w := c.worldAt(n)
-	k := c.t.extend(n, event{evOpen, id, nil}, false)
+	k := c.t.extend(n, event{evOpen, key, nil}, false)
 	if w != nil {
 		rw, err := c.dial()
 		if err != nil {
 			panic(err)
 		}
-		w.phys[id] = rw
+		w.phys[key] = rw
 		w.at = k
 	}
 	p.At = k.hash
 }
 
-func (c *ioCache) close(p *Peer, id int) {
+func (c *ioCache) close(p *Peer, key string) {
 	n := c.node(p.At)
 	w := c.worldAt(n)
-	k := c.t.extend(n, event{evClose, id, nil}, false)
+	k := c.t.extend(n, event{evClose, key, nil}, false)
 	if w != nil {
-		if rw := w.phys[id]; rw != nil {
+		if rw := w.phys[key]; rw != nil {
 			rw.Close()
-			delete(w.phys, id)
+			delete(w.phys, key)
 		}
 		w.at = k
 	}
@@ -181,8 +181,9 @@ func (c *ioCache) dial() (io.ReadWriteCloser, error) {
 	return rw, nil
 }
 
-// worldFor returns a world at n, replaying the history up to n when none is there.
-func (c *ioCache) worldFor(n *node) *world {
+// worldFor returns a world at n, replaying the history up to n when none is there; key is the
+// connection that needs it, for messages.
+func (c *ioCache) worldFor(n *node, key string) *world {
 	if w := c.worldAt(n); w != nil {
 		return w
 	}
@@ -201,7 +202,7 @@ func (c *ioCache) worldFor(n *node) *world {
 	} else if len(c.worlds) >= c.opts.MaxOpen {
 		c.drop(c.worlds[0])
 	}
-	w := &world{at: c.t.root, phys: map[int]io.ReadWriteCloser{}}
+	w := &world{at: c.t.root, phys: map[string]io.ReadWriteCloser{}}
 	c.worlds = append(c.worlds, w)
 	c.used = true
 	if !c.opts.Shared {
@@ -210,11 +211,14 @@ func (c *ioCache) worldFor(n *node) *world {
 			c.drop(w)
 			panic(err)
 		}
-		w.phys[0] = rw
+		w.phys[""] = rw
 	}
-	sent := map[int]int{} // bytes of the peer's answers checked, by connection
+	sent := map[string]int{} // bytes of the peer's answers checked, by connection
 	before := c.stats.Replayed
 	for _, e := range n.path() {
+		if !c.opts.Shared {
+			e.conn = key // the physical connection stands for this one
+		}
 		if err := c.replay(w, e, sent); err != nil {
 			c.drop(w)
 			panic(err)
@@ -228,10 +232,13 @@ func (c *ioCache) worldFor(n *node) *world {
 }
 
 // replay does e again on w's connections.
-func (c *ioCache) replay(w *world, e event, sent map[int]int) error {
+func (c *ioCache) replay(w *world, e event, sent map[string]int) error {
 	rw := w.phys[e.conn]
+	if !c.opts.Shared {
+		rw = w.phys[""]
+	}
 	if rw == nil && e.kind != evOpen {
-		return &PeerError{fmt.Sprintf("%s: replay: connection %d is not open", c.opts.Name, e.conn)}
+		return &PeerError{fmt.Sprintf("%s: replay: connection %q is not open", c.opts.Name, e.conn)}
 	}
 	switch e.kind {
 	case evOpen:
@@ -246,7 +253,7 @@ func (c *ioCache) replay(w *world, e event, sent map[int]int) error {
 	case evWrite:
 		c.stats.Replayed += len(e.data)
 		if _, err := rw.Write(e.data); err != nil {
-			return &PeerError{fmt.Sprintf("%s: replay: write on connection %d: %v", c.opts.Name, e.conn, err)}
+			return &PeerError{fmt.Sprintf("%s: replay: write on connection %q: %v", c.opts.Name, e.conn, err)}
 		}
 	case evRead:
 		c.stats.Replayed += len(e.data)
@@ -269,7 +276,7 @@ func (c *ioCache) replay(w *world, e event, sent map[int]int) error {
 	return nil
 }
 
-func (c *ioCache) nondeterministic(conn, at int, want, got []byte, err error) error {
+func (c *ioCache) nondeterministic(conn string, at int, want, got []byte, err error) error {
 	how := "answered " + strconv.Quote(string(got))
 	if len(got) < len(want) && err != nil {
 		how += " and then " + err.Error()
@@ -277,7 +284,7 @@ func (c *ioCache) nondeterministic(conn, at int, want, got []byte, err error) er
 	if want == nil {
 		want = []byte("the end of the connection")
 	}
-	return &PeerError{fmt.Sprintf("%s is nondeterministic: on connection %d at byte %d of its answers it %s where, to the same bytes, it had answered %s",
+	return &PeerError{fmt.Sprintf("%s is nondeterministic: on connection %q at byte %d of its answers it %s where, to the same bytes, it had answered %s",
 		c.opts.Name, conn, at, how, strconv.Quote(string(want)))}
 }
 

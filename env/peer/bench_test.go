@@ -52,7 +52,7 @@ func BenchmarkStream(b *testing.B) {
 			b.SetBytes(int64(rounds * size))
 			for range b.N {
 				p := env.NewPeer(s.Dialer(), env.PeerOptions{})
-				c := p.Dial()
+				c := p.Dial("c")
 				for range rounds {
 					c.Write(msg)
 					if _, err := io.ReadFull(c, back); err != nil {

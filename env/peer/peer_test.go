@@ -63,7 +63,7 @@ func TestThroughTheCache(t *testing.T) {
 	transition.Set(quiet{})
 	defer transition.Set(nil)
 	p := env.NewPeer(s.Dialer(), env.PeerOptions{Name: "echo"})
-	c := NetConn(p.Dial())
+	c := NetConn(p.Dial("c"))
 	start := slices(p.Conns)
 	for range 2 {
 		if _, err := c.Write([]byte("hello")); err != nil {

@@ -20,14 +20,13 @@ type Counter struct {
 	Retries int  // retries after a late reply
 	Fixed   bool // the corrected retry policy
 	Session Session
-	ConnID  int
 	Open    bool
 }
 
-// Conns opens connections to Redis and finds them again by ID (the model's env.Peer).
+// Conns opens the Counter's connection to Redis and finds it again (the model's env.Peer).
 type Conns interface {
-	Dial() int
-	Conn(id int) io.ReadWriteCloser
+	Dial()
+	Conn() io.ReadWriteCloser
 }
 
 // script increments KEYS[1] once per request id KEYS[2]: a retry of the same request finds the id
@@ -38,9 +37,10 @@ const script = `if redis.call('SET', KEYS[2], '1', 'NX') then return redis.call(
 func (c *Counter) Hit(conns Conns, req int) (int64, error) {
 	for try := 0; ; try++ {
 		if !c.Open {
-			c.ConnID, c.Open, c.Session.Buf = conns.Dial(), true, nil
+			conns.Dial()
+			c.Open, c.Session.Buf = true, nil
 		}
-		c.Session.RW = conns.Conn(c.ConnID)
+		c.Session.RW = conns.Conn()
 		var r Reply
 		var err error
 		if c.Fixed {
@@ -60,7 +60,7 @@ func (c *Counter) Hit(conns Conns, req int) (int64, error) {
 		if c.Fixed {
 			// The late reply may still come on this connection and would answer the retry: start
 			// a new one. The request id makes the retry harmless if the first one ran.
-			conns.Conn(c.ConnID).Close()
+			conns.Conn().Close()
 			c.Open = false
 		}
 	}

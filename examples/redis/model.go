@@ -99,7 +99,7 @@ func New(o Options) (*cmc.Model, error) {
 			w.Done++
 		}, cmc.When(func() bool { return w.Done < o.Hits })).
 		On("audit", func() {
-			s := Session{RW: db.Dial()}
+			s := Session{RW: db.Dial("audit")}
 			r, err := s.Do("GET", "hits")
 			w.Audited = true
 			if err != nil {
@@ -118,9 +118,9 @@ type lateConns struct {
 	late *int
 }
 
-func (c lateConns) Dial() int { return c.db.Dial().ID() }
+func (c lateConns) Dial() { c.db.Dial("web") }
 
-func (c lateConns) Conn(id int) io.ReadWriteCloser { return lateConn{c.db.Conn(id), c.late} }
+func (c lateConns) Conn() io.ReadWriteCloser { return lateConn{c.db.Conn("web"), c.late} }
 
 type lateConn struct {
 	env.Conn
