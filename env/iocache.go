@@ -220,11 +220,13 @@ func (t *tree) extend(n *node, e event, chunkEnd bool) *node {
 	k := &node{ev: e, chunkEnd: chunkEnd}
 	k.hash = endHash(n, e)
 	t.add(n, k)
-	end := 0
-	if chunkEnd {
-		end = 1
+	if t.journal != nil {
+		end := 0
+		if chunkEnd {
+			end = 1
+		}
+		t.record("x %016x %c %q %d %s\n", n.hash, e.kind, e.conn, end, strconv.Quote(string(e.data)))
 	}
-	t.record("x %016x %c %q %d %s\n", n.hash, e.kind, e.conn, end, strconv.Quote(string(e.data)))
 	return k
 }
 
