@@ -107,7 +107,7 @@ func (p *Peer) Dial(key string) Conn {
 		p.Conns[i].At = 0
 		p.cache.open(p, key)
 	}
-	p.note("open", key, nil)
+	p.note(NoteOpen, key, nil)
 	return Conn{p, key}
 }
 
@@ -157,7 +157,7 @@ func (c Conn) Write(b []byte) (int, error) {
 	}
 	c.p.cache.write(c.p, c.key, b)
 	st.Wrote += len(b)
-	c.p.note("send", c.key, b)
+	c.p.note(NoteWrite, c.key, b)
 	return len(b), nil
 }
 
@@ -177,11 +177,11 @@ func (c Conn) Read(b []byte) (int, error) {
 	n, end := c.p.cache.read(c.p, c.key, b)
 	if end != "" {
 		st.End = end
-		c.p.note("end", c.key, []byte(end))
+		c.p.note(NoteEnd, c.key, []byte(end))
 		return 0, endError(end)
 	}
 	st.Read += n
-	c.p.note("deliver", c.key, b[:n])
+	c.p.note(NoteRead, c.key, b[:n])
 	return n, nil
 }
 
@@ -196,7 +196,7 @@ func (c Conn) Close() error {
 	if c.p.cache.opts.Shared {
 		c.p.cache.close(c.p, c.key)
 	}
-	c.p.note("close", c.key, nil)
+	c.p.note(NoteClose, c.key, nil)
 	return nil
 }
 
@@ -223,7 +223,17 @@ func endError(s string) error {
 	return &EndError{s}
 }
 
-// note records the exchange for the trace (the sequence chart and trace show).
+// Note kinds of a Peer's operations, so traces, trace show and the debugger's Connections scope
+// can tell a conversation from other notes (tracefmt.Conversations reads them).
+const (
+	NoteOpen  = "io-open"  // To: the connection ("redis/web")
+	NoteWrite = "io-write" // To: the connection; Msg: the bytes, quoted
+	NoteRead  = "io-read"  // From: the connection; Msg: the bytes, quoted
+	NoteEnd   = "io-end"   // From: the connection; Msg: why, quoted ("EOF")
+	NoteClose = "io-close" // To: the connection
+)
+
+// note records the exchange for the trace.
 func (p *Peer) note(kind string, key string, data []byte) {
 	if !cmc.Noting() {
 		return
@@ -232,15 +242,14 @@ func (p *Peer) note(kind string, key string, data []byte) {
 	if key != "" {
 		conn += "/" + key
 	}
-	from, to := "client", conn
-	if kind == "deliver" || kind == "end" {
-		from, to = conn, "client"
+	n := cmc.Note{Kind: kind, To: conn}
+	if kind == NoteRead || kind == NoteEnd {
+		n = cmc.Note{Kind: kind, From: conn}
 	}
-	msg := ""
 	if len(data) > 0 {
-		msg = strconv.Quote(string(data))
+		n.Msg = strconv.Quote(string(data))
 	}
-	cmc.Record(cmc.Note{Kind: kind, From: from, To: to, Msg: msg})
+	cmc.Record(n)
 }
 
 // An Exchange is one part of a connection's conversation, for people.

@@ -20,6 +20,7 @@ const (
 	hChoices                   // the Choose calls of a step (up to Choice when inside it)
 	hChanges                   // what a step changed
 	hNotes                     // the messages a step sent, delivered, lost
+	hConns                     // the conversations with real peers so far (connections.go)
 )
 
 type handle struct {
@@ -90,6 +91,8 @@ func (s *Session) onVariables(req *dap.VariablesRequest) {
 		vars = page(s.changeVars(h.pos), a.Start, a.Count)
 	case hNotes:
 		vars = page(s.noteVars(h.pos), a.Start, a.Count)
+	case hConns:
+		vars = page(s.connectionVars(h.pos), a.Start, a.Count)
 	}
 	r := &dap.VariablesResponse{Response: response(&req.Request)}
 	r.Body.Variables = vars
