@@ -26,7 +26,8 @@ import (
 //	close KEY
 //	mark NAME / rollback NAME
 //	jitter                   from now on the peer answers ECHO differently on each dial
-//	conversation KEY         the connection's conversation at the current position
+//	conversation KEY         the events from the root to the connection's position (w written,
+//	                         r read, e ended), as the tree holds them
 //	stats
 //	journal                  record the cache's changes from now on
 //	reload                   a fresh Peer (another process) with the same state, whose peer is
@@ -138,16 +139,24 @@ func run(t *testing.T, d *datadriven.TestData, s *scripted, p *Peer, marks map[s
 		s.jitter = true
 		return "ok"
 	case "conversation":
+		// The path from the root to the connection's position, as the tree holds it.
+		st := p.conn(id())
+		if st == nil {
+			return "not open"
+		}
+		pos, conn := st.At, ""
+		if p.cache.opts.Shared {
+			pos, conn = p.At, id()
+		}
+		n, err := p.cache.t.at(pos)
+		if err != nil {
+			return err.Error()
+		}
 		var b strings.Builder
-		for _, x := range p.Conversation(id()) {
-			dir := "<-"
-			switch {
-			case x.Sent:
-				dir = "->"
-			case x.End:
-				dir = "end"
+		for _, e := range n.path() {
+			if e.conn == conn && e.kind != evOpen {
+				fmt.Fprintf(&b, "%c %q\n", e.kind, e.data)
 			}
-			fmt.Fprintf(&b, "%s %q\n", dir, x.Data)
 		}
 		return strings.TrimSuffix(b.String(), "\n")
 	case "stats":
