@@ -221,6 +221,11 @@ func StepInvariant[T any](m *Model, name string, capture func() T, check func(be
 	})
 }
 
+// Components are the model's processes and environment components, in declaration order, for
+// tools that ask them about a run after it (the worker's summary of an env.Peer's I/O cache):
+// unlike Definition it may be called any time.
+func (m *Model) Components() []*Component { return m.comps }
+
 // Definition is what the engine reads of a model. It returns the first error made while building
 // the model, if any.
 func (m *Model) Definition() (*Definition, error) {

@@ -136,6 +136,10 @@ type Result struct {
 	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
 	// Heuristic is what ordered a best-first search: score, abstract or values (guide.go).
 	Heuristic string `json:"heuristic,omitempty"`
+	// Environment is what the model's environment components said about the run, one line each
+	// ("redis: connections 3, ..."): the worker asks every component whose root has a
+	// RunSummary() string method (env.Peer's I/O cache) once the search is over.
+	Environment []string `json:"environment,omitempty"`
 }
 
 // Traces are the traces a result holds, in the order they are stored: the violations, the kept

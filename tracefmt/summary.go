@@ -52,6 +52,9 @@ func Summary(w io.Writer, c Check, res *engine.Result) {
 	if res.SelfChecked > 0 {
 		fmt.Fprintf(w, "self-check: %s transitions compared with their restored copies\n", Thousands(res.SelfChecked))
 	}
+	for _, e := range res.Environment {
+		fmt.Fprintln(w, "environment: "+e)
+	}
 	if res.Cut > 0 {
 		fmt.Fprintf(w, "%s states were not expanded: they are beyond the model's bounds\n", Thousands(res.Cut))
 	}

@@ -184,6 +184,7 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 	if coverErr != nil {
 		return nil, coverErr
 	}
+	res.Environment = environmentSummary(m)
 	for _, t := range res.Violations {
 		t.Params = req.Params
 	}
@@ -191,6 +192,18 @@ func (w *server) check(req *Request) (*engine.Result, error) {
 		res.Walk.Params = req.Params
 	}
 	return res, nil
+}
+
+// environmentSummary asks the model's components for a line on the run (env.Peer: its I/O cache's
+// statistics), in the model's order.
+func environmentSummary(m *cmc.Model) []string {
+	var out []string
+	for _, c := range m.Components() {
+		if s, ok := c.Root.Interface().(interface{ RunSummary() string }); ok {
+			out = append(out, c.Name+": "+s.RunSummary())
+		}
+	}
+	return out
 }
 
 // setDeadline sets how long one call into user code may take, in seconds (0: the default).

@@ -177,6 +177,9 @@ func traceShowCommand(args []string, stdout, stderr io.Writer) int {
 	if err := tracefmt.Write(stdout, t); err != nil {
 		return fail(stderr, "trace show", err)
 	}
+	if err := tracefmt.WriteConversations(stdout, t); err != nil {
+		return fail(stderr, "trace show", err)
+	}
 	return 0
 }
 

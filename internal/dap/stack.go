@@ -158,7 +158,8 @@ func msgHead(msg string) string {
 }
 
 // Scopes of a frame: the processes' state, the environment (network, timers), the step's Choose
-// values, what it changed, and the messages it sent and received.
+// values, what it changed, the messages it sent and received, and the conversations with real
+// peers so far (connections.go).
 func (s *Session) onScopes(req *dap.ScopesRequest) {
 	if !s.requireStop(&req.Request) {
 		return
@@ -200,6 +201,9 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 				add("Messages", "", handle{kind: hNotes, pos: p}, len(step.Notes))
 			}
 		}
+	}
+	if cs := s.conversationsAt(p); len(cs) > 0 {
+		add("Connections", "", handle{kind: hConns, pos: p}, len(cs))
 	}
 	s.send(r)
 }

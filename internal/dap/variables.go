@@ -21,6 +21,7 @@ const (
 	hChanges                   // what a step changed
 	hNotes                     // the messages a step sent, delivered, lost
 	hSpec                      // the specifications a model refines, and what the step showed them (spec.go)
+	hConns                     // the conversations with real peers so far (connections.go)
 )
 
 type handle struct {
@@ -93,6 +94,8 @@ func (s *Session) onVariables(req *dap.VariablesRequest) {
 		vars = page(s.noteVars(h.pos), a.Start, a.Count)
 	case hSpec:
 		vars = page(s.specVars(h), a.Start, a.Count)
+	case hConns:
+		vars = page(s.connectionVars(h.pos), a.Start, a.Count)
 	}
 	r := &dap.VariablesResponse{Response: response(&req.Request)}
 	r.Body.Variables = vars

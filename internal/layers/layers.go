@@ -25,6 +25,7 @@ var Layers = []Layer{
 	{"api", []string{".", "env"}},
 	{"core", []string{"canon", "engine", "replay", "tracefmt", "cmctest", "conform",
 		"internal/transition", "internal/faults", "internal/stackdump"}},
+	{"peers", []string{"env/peer"}},
 	{"worker", []string{"worker"}},
 	{"store", []string{"store"}},
 	{"coordinator", []string{"internal/coord"}},
@@ -54,6 +55,12 @@ var Rules = []Rule{
 		Not: []string{"store", "worker", "internal/coord", "internal/dap/...", "internal/views", "cmd/...",
 			"std:net", "std:net/http", "std:database/sql"},
 		Why: "the model API and the engine know nothing of storage, processes, DAP or HTTP: they are linked into every user's worker binary and cmctest run",
+	},
+	{
+		From: []string{"env/peer"},
+		Not: []string{"store", "worker", "internal/coord", "internal/dap/...", "internal/views", "cmd/...",
+			"std:net/http", "std:database/sql"},
+		Why: "env/peer is the I/O cache's reach to real processes (net, os/exec), linked into a user's worker like env: it knows nothing of storage, workers or front ends",
 	},
 	{
 		From: []string{"worker"},

@@ -157,3 +157,14 @@ func slowGid() int64 {
 	n, _ := strconv.ParseInt(string(b), 10, 64)
 	return n
 }
+
+// Install makes c the calling goroutine's transition context until done is called, outside any
+// machine: for tests of code that calls cmc.Choose or cmc.Record (an environment component's).
+func Install(c Context) (done func()) {
+	s := NewSlot()
+	s.Set(c)
+	return func() {
+		s.Set(nil)
+		s.Release()
+	}
+}

@@ -1,0 +1,84 @@
+package redis
+
+import (
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/cmctest"
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/replay"
+	"github.com/cmc-go/cmc/tracefmt"
+)
+
+func build(t *testing.T, o Options) *cmc.Model {
+	t.Helper()
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRedisServer checks the Counter against a real redis-server through the I/O cache: the
+// retry of a late INCR counts a hit twice, and the fixed client (new connection, idempotent
+// request) is clean.
+func TestRedisServer(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed, so the real-server check cannot run: apt-get install redis-server (.ci/run installs it)")
+	}
+	checkBoth(t, false)
+}
+
+// TestFake is the same check against the in-process fake, which runs everywhere.
+func TestFake(t *testing.T) { checkBoth(t, true) }
+
+func checkBoth(t *testing.T, fake bool) {
+	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake}), engine.Options{})
+	var b strings.Builder
+	tracefmt.Write(&b, tr)
+	t.Logf("%s\n%s", tr.Violation.Message, b.String())
+	if !strings.Contains(tr.Violation.Message, "counter is \"3\"") {
+		t.Errorf("want the counter at 3 after 2 hits, got: %s", tr.Violation.Message)
+	}
+	res := cmctest.Check(t, build(t, Options{Fixed: true, Hits: 2, Timeouts: 1, Fake: fake}), engine.Options{})
+	if !res.Complete {
+		t.Errorf("the fixed client's check did not complete: %+v", res)
+	}
+	t.Logf("fixed: %d states, %d transitions", res.States, res.Transitions)
+}
+
+// TestReplayWithoutServer: the check keeps its I/O cache in a journal; a replay of its trace in a
+// fresh instance whose server is gone answers every read from the journal, reaches the same
+// states (replay proves each hash) and the same violation, and never dials.
+func TestReplayWithoutServer(t *testing.T) {
+	t.Chdir(t.TempDir())
+	fake := true
+	if _, err := exec.LookPath("redis-server"); err == nil {
+		fake = false
+	}
+	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake, Journal: JournalPath}), engine.Options{})
+	gone := &unreachable{}
+	m := build(t, Options{Hits: 2, Timeouts: 1, Journal: JournalPath, Dialer: gone})
+	s, err := replay.Open(m, tr)
+	if s == nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if sum := s.Summary(); !sum.OK() {
+		t.Fatalf("the replay without the server: %s", sum.Describe("the trace"))
+	}
+	if gone.dials > 0 {
+		t.Errorf("the replay dialed the server %d times: the journal did not cover the trace", gone.dials)
+	}
+}
+
+type unreachable struct{ dials int }
+
+func (u *unreachable) Dial() (io.ReadWriteCloser, error) {
+	u.dials++
+	return nil, errors.New("connection refused")
+}
