@@ -501,10 +501,10 @@ func (s *search) report(path []pathStep, v *Violation) {
 	}
 }
 
-// begin says which handler run the search's machine begins: to its slot, where the worker's
-// watchdog looks for a run that hangs, and to Options.Begin.
+// begin says which handler run the search's machine begins, to Options.Begin (the worker's
+// position file, where its watchdog also looks for a run that hangs: parallel.go's workers record
+// theirs in their slots instead).
 func (s *search) begin(pos Position) {
-	s.mc.slot.Begin(pos.State, pos.Event, pos.Attempt)
 	if s.opts.Begin != nil {
 		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
 		s.lastRun = pos
