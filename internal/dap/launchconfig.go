@@ -20,7 +20,7 @@ type launchConfig struct {
 	Program       string            // the package with the models: a directory or import path
 	Model         string            // default: the package's only model
 	Params        map[string]string // model parameters, as -set KEY=VALUE
-	Search        string            // bfs, dfs or random
+	Search        string            // see service.Searches
 	Goal          string            // a scenario to reach
 	MaxDepth      int
 	MaxStates     int64

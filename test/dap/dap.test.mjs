@@ -187,5 +187,5 @@ test('a wrong launch attribute is an error that says what to give', async (t) =>
   const dc = await session(t, 30_000);
   await dc.initializeRequest();
   await assert.rejects(dc.launchRequest({ program: '.', search: 'xyz' }),
-    /launch: "search" must be one of bfs, dfs, random, not "xyz"/);
+    /launch: "search" must be one of bfs, dfs, random, best, deepen, swarm, not "xyz"/);
 });
