@@ -145,12 +145,12 @@ func (s *Server) opStep(a stepArgs) (StepView, error) {
 		v.Choices = append(v.Choices, st.Choices...)
 		v.Notes = append(v.Notes, st.Notes...)
 	}
-	if len(tracefmt.Specs(e.t)) > 0 {
+	if names := tracefmt.Specs(e.t); len(names) > 0 { // the specs' state: rows of the diff's
 		rows, err := s.diffRows(a.Trace, a.Step)
 		if err != nil {
 			return StepView{}, err
 		}
-		v.Specs = specViews(e.t, a.Step, rows)
+		v.Specs = specViews(e.t, names, a.Step, rows)
 	}
 	v.Connections = tracefmt.Conversations(e.t, a.Step)
 	return v, nil

@@ -15,12 +15,8 @@ type SpecView struct {
 }
 
 // specViews are the specifications of t at step, their state read from rows (the state after the
-// step, StateDiff's); none when t refines none.
-func specViews(t *engine.Trace, step int, rows []DiffRow) []SpecView {
-	names := tracefmt.Specs(t)
-	if len(names) == 0 {
-		return nil
-	}
+// step, StateDiff's).
+func specViews(t *engine.Trace, names []string, step int, rows []DiffRow) []SpecView {
 	steps := tracefmt.SpecSteps(t, step)
 	out := make([]SpecView, len(names))
 	for i, name := range names {
