@@ -14,19 +14,19 @@ import (
 // notes of a trace's steps: trace show prints it, and the debugger's Connections scope shows it
 // at the current step.
 type Conversation struct {
-	Conn      string // "redis/web"
-	Open      bool   // open after the last step read
-	Wrote     int    // bytes
-	Read      int
-	Exchanges []Exchange
+	Conn      string     `json:"conn"`  // "redis/web"
+	Open      bool       `json:"open"`  // open after the last step read
+	Wrote     int        `json:"wrote"` // bytes
+	Read      int        `json:"read"`
+	Exchanges []Exchange `json:"exchanges"`
 }
 
 // An Exchange is bytes in one direction, consecutive ones joined.
 type Exchange struct {
-	Step int    // the step that began it
-	Sent bool   // the program wrote Data; else the peer sent it
-	End  bool   // the peer ended the connection; Data says why
-	Data string // the bytes
+	Step int    `json:"step"`           // the step that began it
+	Sent bool   `json:"sent,omitempty"` // the program wrote Data; else the peer sent it
+	End  bool   `json:"end,omitempty"`  // the peer ended the connection; Data says why
+	Data string `json:"data"`           // the bytes
 }
 
 // Conversations are the conversations of steps 1..upto of t, in the order they began.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
 )
 
@@ -180,7 +181,7 @@ func (s *Session) onScopes(req *dap.ScopesRequest) {
 			VariablesReference: s.handles.add(h), NamedVariables: n})
 	}
 	add("State", "locals", handle{kind: hNode, pos: p, node: subset(st.tree, s.tr.procs)}, len(s.tr.procs))
-	specs := s.tr.specNames() // shown in their own scope, not as part of the network
+	specs := tracefmt.Specs(s.tr.t) // shown in their own scope, not as part of the network
 	if envs := slices.DeleteFunc(slices.Clone(s.tr.envs), func(e string) bool { return slices.Contains(specs, e) }); len(envs) > 0 {
 		add("Network", "registers", handle{kind: hNode, pos: p, node: subset(st.tree, envs)}, len(envs))
 	}

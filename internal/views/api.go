@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/tracefmt"
 
 	"github.com/cmc-go/cmc/engine"
 )
@@ -38,15 +39,20 @@ type TraceView struct {
 	Chart     *SeqChart         `json:"chart"`
 }
 
-// StepView is the answer to "step": the step's header line.
+// StepView is the answer to "step": the step's header line, and beside the state what the
+// trace says of the step elsewhere: each specification the model refines (spec.go) and the
+// conversations with real peers so far (tracefmt.Conversations, as the debugger's Connections
+// scope shows them).
 type StepView struct {
-	Step    int             `json:"step"`
-	Steps   int             `json:"steps"`
-	Proc    string          `json:"proc,omitempty"`
-	Event   string          `json:"event,omitempty"`
-	Site    string          `json:"site,omitempty"`
-	Choices []engine.Choice `json:"choices"`
-	Notes   []engine.Note   `json:"notes"`
+	Step        int                     `json:"step"`
+	Steps       int                     `json:"steps"`
+	Proc        string                  `json:"proc,omitempty"`
+	Event       string                  `json:"event,omitempty"`
+	Site        string                  `json:"site,omitempty"`
+	Choices     []engine.Choice         `json:"choices"`
+	Notes       []engine.Note           `json:"notes"`
+	Specs       []SpecView              `json:"specs,omitempty"`
+	Connections []tracefmt.Conversation `json:"connections,omitempty"` // after steps 1..step
 }
 
 // GotoResult is the answer to "goto": whether the page should move by itself (standalone) or
@@ -139,6 +145,14 @@ func (s *Server) opStep(a stepArgs) (StepView, error) {
 		v.Choices = append(v.Choices, st.Choices...)
 		v.Notes = append(v.Notes, st.Notes...)
 	}
+	if names := tracefmt.Specs(e.t); len(names) > 0 { // the specs' state: rows of the diff's
+		rows, err := s.diffRows(a.Trace, a.Step)
+		if err != nil {
+			return StepView{}, err
+		}
+		v.Specs = specViews(e.t, names, a.Step, rows)
+	}
+	v.Connections = tracefmt.Conversations(e.t, a.Step)
 	return v, nil
 }
 

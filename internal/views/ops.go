@@ -18,7 +18,7 @@ var ops = map[string]op{
 	"trace": serveOp((*Server).opTrace,
 		"Trace `trace` as a whole: model, params, steps, violation, and its sequence chart."),
 	"step": serveOp((*Server).opStep,
-		"The header of step `step` (0: the initial state): process, event, site, choices, notes."),
+		"The header of step `step` (0: the initial state): process, event, site, choices, notes; each specification the model refines (its state, the spec step matched or refused and what it allowed), and the conversations with real peers up to the step."),
 	"heap": serveOp((*Server).opHeap,
 		"The heap graph of the state after step `step`, as DOT: the part `graph` selects, with counts and a `note`."),
 	"diff": serveOp((*Server).opDiff,

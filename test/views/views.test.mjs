@@ -19,7 +19,7 @@ describe("standalone views", () => {
   test("the trace list lists every stored trace", async () => {
     const page = await v.open("/");
     await page.waitForSelector("table.traces tbody tr");
-    assert.equal(await page.locator("table.traces tbody tr").count(), 6);
+    assert.equal(await page.locator("table.traces tbody tr").count(), 8);
     const text = await page.locator("table.traces").innerText();
     assert.match(text, /ViewsDemo/);
     assert.match(text, /invariant: A counted 2 acks from 1 nodes/);
@@ -411,5 +411,72 @@ describe("without the model's code", () => {
     const roots = await page.locator("svg.heap g.node").count();
     assert.equal(roots, 4, "one node per root: net, A, B, C");
     await page.screenshot({ path: v.out("no-code.png") });
+  });
+});
+
+describe("a refinement violation", () => {
+  // pppd 2.4.0's Terminate-Ack in Opened (examples/ppp): the RFC 1661 specification refuses step
+  // 11. Under the chart, each specification's state and what it made of the step.
+  test("the refused step, every move the spec allowed, and the spec step matched before", async () => {
+    const w = await v.serve({ cwd: v.outDir, pkg: null });
+    const page = await v.open(`/trace/${v.ids.ppp}?step=11`, w);
+    await v.rendered(page);
+    assert.match(await page.locator("header .violation").innerText(), /^refinement: /);
+    const ppp0 = page.locator('.step-context .spec[data-spec="ppp0"]');
+    await ppp0.waitFor();
+    assert.equal(await ppp0.locator(".refused").first().evaluate((e) => e.firstChild.textContent + e.childNodes[1].textContent),
+      "refused in Opened: RTA with tld,scr reaching Opened");
+    const allowed = await ppp0.locator("ul.allowed li").allTextContents();
+    assert.equal(allowed.length, 9, `allowed ${allowed}`);
+    assert.equal(allowed[0], "Down: tld → Starting");
+    assert.equal(allowed[8], "RTA: tld,scr → Req-Sent");
+    // The spec's state: where it stood when it refused the step.
+    const state = await ppp0.locator("table.spec-state tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    assert.ok(state.some(([p, val]) => p === "ppp0.State.Phase" && val === '"Opened"'), `ppp0's state ${JSON.stringify(state)}`);
+    // The peer's specification is there too, with its own state.
+    assert.ok(await page.locator('.step-context .spec[data-spec="ppp1"] table.spec-state tr').count() > 0);
+    await page.screenshot({ path: v.out("ppp-step11.png") });
+
+    // Step 10 (A's RCR+ opens the link): the spec step it matched, and ppp0 moved to Opened.
+    const renders = await page.evaluate(() => window.__cmcRenders);
+    await page.locator('svg.chart .row[data-step="10"]').click();
+    await page.waitForFunction((n) => window.__cmcRenders > n && window.__cmcState.step === 10, renders);
+    await page.waitForFunction(() => document.querySelector('.step-context .spec[data-spec="ppp0"] .matched')?.textContent === "matched RCR+: sca,tlu → Opened");
+    assert.equal(await ppp0.locator(".refused").count(), 0);
+    assert.equal(await ppp0.locator("tr.changed td.path").first().textContent(), "ppp0.State.Phase");
+    assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
+  });
+});
+
+describe("a trace with real peers", () => {
+  // examples/redis's retried INCR counted twice (against its in-process fake server): under the
+  // chart, the conversation per connection up to the step shown.
+  test("the conversations grow with the steps", async () => {
+    const w = await v.serve({ cwd: v.outDir, pkg: null });
+    const page = await v.open(`/trace/${v.ids.redis}?step=2`, w);
+    await v.rendered(page);
+    const web = page.locator('.step-context .conn-block[data-conn="redis/web"]');
+    await web.waitFor();
+    assert.equal(await web.locator(".name").innerText(), "redis/web (open): wrote 72 B, read 12 B");
+    const incr = JSON.stringify("*2\r\n$4\r\nINCR\r\n$4\r\nhits\r\n");
+    assert.deepEqual(await web.locator("li").allTextContents(), [
+      `1 -> ${incr}`, `1 <- ${JSON.stringify(":1\r\n")}`,
+      `2 -> ${JSON.stringify("*2\r\n$4\r\nINCR\r\n$4\r\nhits\r\n".repeat(2))}`, `2 <- ${JSON.stringify(":2\r\n:3\r\n")}`]);
+    assert.equal(await page.locator('.step-context .conn-block[data-conn="redis/audit"]').count(), 0, "the audit's connection opens at step 3");
+    await page.screenshot({ path: v.out("redis-step2.png") });
+
+    // Step 3 (the audit): its own connection, and the GET's answer.
+    let renders = await page.evaluate(() => window.__cmcRenders);
+    await page.locator('svg.chart .row[data-step="3"]').click();
+    await page.waitForFunction((n) => window.__cmcRenders > n && window.__cmcState.step === 3, renders);
+    const audit = page.locator('.step-context .conn-block[data-conn="redis/audit"]');
+    await audit.waitFor();
+    assert.deepEqual(await audit.locator("li").allTextContents(), [`3 -> ${JSON.stringify("*2\r\n$3\r\nGET\r\n$4\r\nhits\r\n")}`, `3 <- ${JSON.stringify("$1\r\n3\r\n")}`]);
+    // The initial state: nothing said yet, so no section.
+    renders = await page.evaluate(() => window.__cmcRenders);
+    await page.locator('svg.chart .row[data-step="0"]').click();
+    await page.waitForFunction((n) => window.__cmcRenders > n && window.__cmcState.step === 0, renders);
+    await page.waitForFunction(() => document.querySelector(".step-context")?.hidden === true);
+    assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
   });
 });

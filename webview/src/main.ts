@@ -5,6 +5,7 @@
 // the SVG, by the wall clock), __cmcRenders and __cmcCspViolations.
 
 import { ChartView } from "./chart";
+import { StepContext } from "./context";
 import { DiffPanel } from "./diff";
 import { clip, h } from "./dom";
 import { HeapPanel, viz } from "./heap";
@@ -95,6 +96,8 @@ class App {
   private chartScroll = h("div", { class: "chart-scroll" });
   private chartList = h("div", { class: "chart-list", "aria-label": "the current step's messages" });
   private chart = new ChartView(this.chartScroll, this.chartList);
+  private contextBox = h("div", { class: "step-context" });
+  private context = new StepContext(this.contextBox);
   private heap: HeapPanel;
   private diff: DiffPanel;
 
@@ -102,7 +105,7 @@ class App {
     this.rpc = new Rpc(ws);
     this.heap = new HeapPanel(this.heapBox);
     this.diff = new DiffPanel(this.diffBox);
-    this.chartBox.append(h("div", { class: "toolbar" }, h("span", { class: "title" }, "Messages")), this.chartScroll, this.chartList);
+    this.chartBox.append(h("div", { class: "toolbar" }, h("span", { class: "title" }, "Messages")), this.chartScroll, this.chartList, this.contextBox);
     this.heap.onChange = () => this.refreshHeap();
     this.diff.onChange = () => this.refreshDiff();
     this.chart.onPick = (step) => this.pick(step);
@@ -335,6 +338,7 @@ class App {
   }
 
   private drawStep(v: StepView) {
+    this.context.render(v);
     if (v.step === 0) {
       this.stepLine.textContent = "initial state";
       return;

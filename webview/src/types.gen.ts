@@ -81,6 +81,8 @@ export interface StepView {
   site?: string;
   choices: Choice[];
   notes: Note[];
+  specs?: SpecView[];
+  connections?: Conversation[];
 }
 
 /** views.traceArgs */
@@ -182,6 +184,24 @@ export interface Note {
   msg?: string;
 }
 
+/** views.SpecView */
+export interface SpecView {
+  spec: string;
+  matched?: string;
+  refused?: string;
+  allowed?: string[];
+  state: DiffRow[];
+}
+
+/** tracefmt.Conversation */
+export interface Conversation {
+  conn: string;
+  open: boolean;
+  wrote: number;
+  read: number;
+  exchanges: Exchange[];
+}
+
 /** engine.Violation */
 export interface Violation {
   kind: string;
@@ -216,6 +236,14 @@ export interface Change {
   kind: string;
   old?: string;
   new?: string;
+}
+
+/** tracefmt.Exchange */
+export interface Exchange {
+  step: number;
+  sent?: boolean;
+  end?: boolean;
+  data: string;
 }
 
 /** views.ChartStep */

@@ -10,7 +10,11 @@
 // the routing loop of examples/aodv's AODVSpecBug as depth-first search finds it (20 steps, in
 // about a second; breadth-first search's 16-step loop takes 20 s to find); "whatif", that loop
 // with another step 17 (engine.Branch), to compare with it; and "walk", a random walk of 1,000
-// steps of the fixed AODV model, longer than the chart draws at once.
+// steps of the fixed AODV model, longer than the chart draws at once; "ppp", pppd 2.4.0's
+// Terminate-Ack in Opened refused by the RFC 1661 specification (examples/ppp: a refinement
+// violation, for the Specification section); and "redis", examples/redis's retried INCR counted
+// twice, against the example's in-process fake server (so no redis-server is needed; for the
+// Connections section).
 package main
 
 import (
@@ -23,7 +27,9 @@ import (
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
-	_ "github.com/cmc-go/cmc/examples/aodv" // registers AODVSpecBug
+	_ "github.com/cmc-go/cmc/examples/aodv"  // registers AODVSpecBug
+	_ "github.com/cmc-go/cmc/examples/ppp"   // registers PPP
+	_ "github.com/cmc-go/cmc/examples/redis" // registers RedisCounter
 	"github.com/cmc-go/cmc/store"
 	_ "github.com/cmc-go/cmc/test/views/model" // registers ViewsDemo
 )
@@ -84,6 +90,21 @@ func run(path string) error {
 	}
 	if ids["walk"], err = st.AddTrace(0, t, time.Time{}); err != nil {
 		return err
+	}
+	for _, c := range []struct {
+		name, model string
+		params      map[string]string
+	}{
+		{"ppp", "PPP", map[string]string{"ops": "2", "bound": "2", "maxid": "3", "loss": "0", "pppd": "1"}},
+		{"redis", "RedisCounter", map[string]string{"fake": "true", "journal": "false"}},
+	} {
+		t, err := check(c.model, c.params, engine.Options{})
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if ids[c.name], err = st.AddTrace(0, t, time.Time{}); err != nil {
+			return err
+		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(ids)
 }
