@@ -69,6 +69,10 @@ type PeerOptions struct {
 	// MaxOpen is how many physical connections the cache keeps for backtracking (default 8) in
 	// per-connection mode; past it the oldest is closed, and replayed if needed again.
 	MaxOpen int
+	// Confirm makes a replay of a stored trace ask the peer instead of answering from the bytes
+	// the trace recorded (Learn), to confirm that the peer still answers the same way: replay
+	// proves each state's hash, which includes the bytes read.
+	Confirm bool
 }
 
 // NewPeer returns a Peer that reaches its peer through d.

@@ -1,7 +1,6 @@
 package env
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,22 +28,22 @@ import (
 //	conversation KEY         the events from the root to the connection's position (w written,
 //	                         r read, e ended), as the tree holds them
 //	stats
-//	journal                  record the cache's changes from now on
-//	reload                   a fresh Peer (another process) with the same state, whose peer is
-//	                         gone, loads the journal
+//	relearn                  a fresh Peer (another process replaying a stored trace) with the
+//	                         same state, whose peer is gone, learns the notes the operations
+//	                         made since the last peer command (Peer.Learn)
 //
 // Each command prints its result, then what the physical peer saw meanwhile ("peer: ..."). A
 // PeerError (the operations panic with it) prints as "peer error: ...".
 // Regenerate with: go test ./env -run TestIOCache -rewrite
 func TestIOCache(t *testing.T) {
 	datadriven.Walk(t, "testdata/iocache", func(t *testing.T, path string) {
-		defer transition.Install(quiet{})() // the operations note what they do, as in a handler
+		notes := &recorder{}
+		defer transition.Install(notes)() // the operations note what they do, as in a handler
 		var (
-			s       *scripted
-			p       *Peer
-			opts    PeerOptions
-			journal bytes.Buffer
-			marks   = map[string]Peer{}
+			s     *scripted
+			p     *Peer
+			opts  PeerOptions
+			marks = map[string]Peer{}
 		)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) (out string) {
 			if d.Cmd == "peer" {
@@ -65,20 +64,16 @@ func TestIOCache(t *testing.T) {
 				}
 				p, opts = NewPeer(dialer, o), o
 				clear(marks)
-				journal.Reset()
+				notes.notes = nil
 				return "ok\n"
 			}
-			switch d.Cmd {
-			case "journal":
-				p.RecordTo(&journal)
-				return "recording\n"
-			case "reload":
+			if d.Cmd == "relearn" {
 				// Another process: a fresh Peer holding the same state, whose peer is gone.
 				q := NewPeer(gone{}, opts)
 				q.Conns, q.At = slices.Clone(p.Conns), p.At
-				n, err := q.Load(bytes.NewReader(journal.Bytes()))
+				q.Learn(notes.notes)
 				p = q
-				return fmt.Sprintf("loaded %d nodes, err %v\n", n, err)
+				return fmt.Sprintf("learnt %d nodes from %d notes\n", len(q.cache.t.nodes)-1, len(notes.notes))
 			}
 			defer func() {
 				if r := recover(); r != nil {
@@ -193,15 +188,24 @@ func physical(s *scripted) string {
 	return b.String()
 }
 
-// quiet is a transition context that records no notes, so the Peer can run outside a check.
+// recorder is a transition context that keeps the notes, as the trace of a violation does, so
+// the Peer can run outside a check.
+type recorder struct{ notes []transition.Note }
+
+func (*recorder) Choose(n int, pc uintptr) int { return 0 }
+func (*recorder) Noting() bool                 { return true }
+func (*recorder) Label(string)                 {}
+func (r *recorder) Note(n transition.Note)     { r.notes = append(r.notes, n) }
+
+// gone is a peer that cannot be reached.
+type gone struct{}
+
+func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connection refused") }
+
+// quiet is a transition context that records no notes, as a search runs handlers.
 type quiet struct{}
 
 func (quiet) Choose(n int, pc uintptr) int { return 0 }
 func (quiet) Noting() bool                 { return false }
 func (quiet) Label(string)                 {}
 func (quiet) Note(transition.Note)         {}
-
-// gone is a peer that cannot be reached.
-type gone struct{}
-
-func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connection refused") }
