@@ -51,19 +51,19 @@ func checkBoth(t *testing.T, fake bool) {
 	t.Logf("fixed: %d states, %d transitions", res.States, res.Transitions)
 }
 
-// TestReplayWithoutServer: the check keeps its I/O cache in a journal; a replay of its trace in a
-// fresh instance whose server is gone answers every read from the journal, reaches the same
-// states (replay proves each hash) and the same violation, and never dials.
+// TestReplayWithoutServer: a replay of the check's trace in a fresh instance whose server is gone
+// answers every read from the bytes the trace recorded, reaches the same states (replay proves
+// each hash) and the same violation, and never dials. With Confirm it asks the server, and says
+// that it could not reach it. (cmd/cmcdap's TestReplayRedisWithoutServer does the same through
+// the trace database and a worker, with redis-server off PATH.)
 func TestReplayWithoutServer(t *testing.T) {
-	t.Chdir(t.TempDir())
 	fake := true
 	if _, err := exec.LookPath("redis-server"); err == nil {
 		fake = false
 	}
-	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake, Journal: JournalPath}), engine.Options{})
+	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake}), engine.Options{})
 	gone := &unreachable{}
-	m := build(t, Options{Hits: 2, Timeouts: 1, Journal: JournalPath, Dialer: gone})
-	s, err := replay.Open(m, tr)
+	s, err := replay.Open(build(t, Options{Hits: 2, Timeouts: 1, Dialer: gone}), tr)
 	if s == nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,16 @@ func TestReplayWithoutServer(t *testing.T) {
 		t.Fatalf("the replay without the server: %s", sum.Describe("the trace"))
 	}
 	if gone.dials > 0 {
-		t.Errorf("the replay dialed the server %d times: the journal did not cover the trace", gone.dials)
+		t.Errorf("the replay dialed the server %d times: the trace's notes did not cover it", gone.dials)
+	}
+
+	s2, _ := replay.Open(build(t, Options{Hits: 2, Timeouts: 1, Dialer: gone, Confirm: true}), tr)
+	if s2 == nil {
+		t.Fatal("the replay that confirms with the server could not start")
+	}
+	defer s2.Close()
+	if sum := s2.Summary(); sum.OK() || !strings.Contains(sum.Describe("the trace"), "connection refused") {
+		t.Errorf("the replay that confirms with an unreachable server: %s", sum.Describe("the trace"))
 	}
 }
 
