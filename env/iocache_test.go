@@ -18,7 +18,7 @@ import (
 // checker's milestones are the Peer's state: `mark NAME` keeps a copy of it and `rollback NAME`
 // restores it, as the engine does between transitions. Commands:
 //
-//	peer [shared] [reset] [greet] [max-open=N]   a fresh Peer on a fresh scripted peer
+//	peer [shared] [reset] [greet] [datagrams] [max-open=N]   a fresh Peer on a fresh scripted peer
 //	dial KEY                 open a connection named KEY
 //	write KEY TEXT           TEXT is a Go string literal's body ("INCR a\n")
 //	read KEY [N]             read into an N-byte buffer (default 64)
@@ -58,6 +58,8 @@ func TestIOCache(t *testing.T) {
 						dialer = resettable{s}
 					case "greet":
 						s.greet = true
+					case "datagrams":
+						o.Datagrams = true
 					case "max-open":
 						o.MaxOpen, _ = strconv.Atoi(a.Vals[0])
 					}

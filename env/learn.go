@@ -23,7 +23,7 @@ func (p *Peer) Learn(notes []cmc.Note) {
 	if p.cache.opts.Confirm {
 		return
 	}
-	l := learner{t: p.cache.t, shared: p.cache.opts.Shared, at: map[string]*node{}}
+	l := learner{t: p.cache.t, shared: p.cache.opts.Shared, datagrams: p.cache.opts.Datagrams, at: map[string]*node{}}
 	if l.shared {
 		l.at[""] = l.t.root
 	}
@@ -50,8 +50,9 @@ func (p *Peer) Learn(notes []cmc.Note) {
 }
 
 type learner struct {
-	t      *tree
-	shared bool
+	t         *tree
+	shared    bool
+	datagrams bool
 	// at is each connection's position (by key), or in shared mode the history's (key ""); a
 	// connection whose notes contradict the cache is absent.
 	at    map[string]*node
@@ -100,24 +101,26 @@ func (l *learner) learn(kind, key string, data []byte) {
 	if n == nil {
 		return
 	}
-	switch kind {
-	case NoteOpen:
+	switch {
+	case l.datagrams && (kind == NoteWrite || kind == NoteRead || kind == NoteEnd):
+		n = l.datagram(n, kind, conn, data)
+	case kind == NoteOpen:
 		n = l.t.extend(n, event{evOpen, conn, nil}, false)
-	case NoteClose:
+	case kind == NoteClose:
 		if !l.shared {
 			delete(l.at, pos)
 			return
 		}
 		n = l.t.extend(n, event{evClose, conn, nil}, false)
-	case NoteWrite:
+	case kind == NoteWrite:
 		at, rest, _ := l.t.matchWrite(n, conn, data)
 		n = at
 		if len(rest) > 0 {
 			n = l.t.extend(at, event{evWrite, conn, rest}, false)
 		}
-	case NoteRead:
+	case kind == NoteRead:
 		n = l.read(n, conn, data)
-	case NoteEnd:
+	case kind == NoteEnd:
 		e := event{evEnd, conn, data}
 		if k := n.child(e); k != nil {
 			n = k
@@ -134,6 +137,29 @@ func (l *learner) learn(kind, key string, data []byte) {
 		return
 	}
 	l.at[pos] = n
+}
+
+// datagram follows a datagram sent or received (or none received) from n, and records it where
+// it is new; nil where the cache holds another answer.
+func (l *learner) datagram(n *node, kind, conn string, d []byte) *node {
+	e := event{evSend, conn, d}
+	switch kind {
+	case NoteRead:
+		e.kind = evRecv
+	case NoteEnd:
+		e.kind = evEnd
+	}
+	if k := n.child(e); k != nil {
+		return k
+	}
+	if e.kind != evSend {
+		for _, k := range n.kids {
+			if k.ev.conn == conn && (k.ev.kind == evRecv || k.ev.kind == evEnd) {
+				return nil
+			}
+		}
+	}
+	return l.t.extend(n, e, false)
 }
 
 // read follows the peer's bytes d from n through the recorded reads, records what is new, and
