@@ -69,9 +69,8 @@ type PeerOptions struct {
 	// MaxOpen is how many physical connections the cache keeps for backtracking (default 8) in
 	// per-connection mode; past it the oldest is closed, and replayed if needed again.
 	MaxOpen int
-	// Confirm makes a replay of a stored trace ask the peer instead of answering from the bytes
-	// the trace recorded (Learn), to confirm that the peer still answers the same way: replay
-	// proves each state's hash, which includes the bytes read.
+	// Confirm makes a replay of a stored trace first replay the conversations the trace recorded
+	// on the peer (Learn), to confirm that the peer still answers them with the same bytes.
 	Confirm bool
 	// Datagrams says the connections are datagram sockets (UDP): each Write sends one datagram
 	// and each Read returns one (cut to the buffer), and the cache keeps each as a unit

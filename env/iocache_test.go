@@ -28,9 +28,11 @@ import (
 //	conversation KEY         the events from the root to the connection's position (w written,
 //	                         r read, e ended), as the tree holds them
 //	stats
-//	relearn                  a fresh Peer (another process replaying a stored trace) with the
+//	relearn [confirm]        a fresh Peer (another process replaying a stored trace) with the
 //	                         same state, whose peer is gone, learns the notes the operations
-//	                         made since the last peer command (Peer.Learn)
+//	                         made since the last peer command (Peer.Learn); with confirm, its
+//	                         peer is a fresh scripted one (jittering if the last one did), which
+//	                         it confirms the notes with
 //
 // Each command prints its result, then what the physical peer saw meanwhile ("peer: ..."). A
 // PeerError (the operations panic with it) prints as "peer error: ...".
@@ -70,12 +72,23 @@ func TestIOCache(t *testing.T) {
 				return "ok\n"
 			}
 			if d.Cmd == "relearn" {
-				// Another process: a fresh Peer holding the same state, whose peer is gone.
-				q := NewPeer(gone{}, opts)
+				// Another process: a fresh Peer holding the same state, whose peer is gone, or
+				// with confirm a fresh one.
+				var dialer Dialer = gone{}
+				o := opts
+				if d.HasArg("confirm") {
+					jitter := s.jitter
+					s = newScripted()
+					s.jitter, o.Confirm, dialer = jitter, true, s
+					if o.Shared {
+						dialer = resettable{s}
+					}
+				}
+				q := NewPeer(dialer, o)
 				q.Conns, q.At = slices.Clone(p.Conns), p.At
-				q.Learn(notes.notes)
+				err := q.Learn(notes.notes)
 				p = q
-				return fmt.Sprintf("learnt %d nodes from %d notes\n", len(q.cache.t.nodes)-1, len(notes.notes))
+				return fmt.Sprintf("learnt %d nodes from %d notes, err %v\n", len(q.cache.t.nodes)-1, len(notes.notes), err) + physical(s)
 			}
 			defer func() {
 				if r := recover(); r != nil {

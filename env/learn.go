@@ -1,6 +1,8 @@
 package env
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,14 +17,14 @@ import (
 
 // Learn adds to the cache the conversations that notes record (a stored trace's notes, every
 // step's in order; other components' notes are skipped). The replayer calls it before replaying
-// a trace (replay.Open). With PeerOptions.Confirm it does nothing, so the replay asks the peer.
-// Where the notes contradict what the cache holds (the trace came from a peer that answers
-// otherwise now), learning that connection stops there: the replay then meets the cache's answer
-// and reports the step where the state differs.
-func (p *Peer) Learn(notes []cmc.Note) {
-	if p.cache.opts.Confirm {
-		return
-	}
+// a trace (replay.Open). Where the notes contradict what the cache holds (the trace came from a
+// peer that answers otherwise now), learning that connection stops there: the replay then meets
+// the cache's answer and reports the step where the state differs.
+//
+// With PeerOptions.Confirm it then replays each learnt conversation on the real peer, checking
+// that the peer sends the same bytes (however the network splits them), and returns the
+// PeerError that says where it did not, or why the peer could not be reached.
+func (p *Peer) Learn(notes []cmc.Note) (err error) {
 	l := learner{t: p.cache.t, shared: p.cache.opts.Shared, datagrams: p.cache.opts.Datagrams, at: map[string]*node{}}
 	if l.shared {
 		l.at[""] = l.t.root
@@ -47,6 +49,32 @@ func (p *Peer) Learn(notes []cmc.Note) {
 		l.learn(n.Kind, key, []byte(data))
 	}
 	l.chunks()
+	if !p.cache.opts.Confirm {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*PeerError)
+			if !ok {
+				panic(r)
+			}
+			err = pe
+		}
+	}()
+	for _, k := range slices.Sorted(maps.Keys(l.at)) {
+		l.ends = append(l.ends, conversation{k, l.at[k]})
+	}
+	for _, e := range l.ends {
+		p.cache.worldFor(e.at, e.key)
+	}
+	return nil
+}
+
+// A conversation is where one connection's learnt conversation ended (shared mode: the
+// history's, key "").
+type conversation struct {
+	key string
+	at  *node
 }
 
 type learner struct {
@@ -56,7 +84,8 @@ type learner struct {
 	// at is each connection's position (by key), or in shared mode the history's (key ""); a
 	// connection whose notes contradict the cache is absent.
 	at    map[string]*node
-	reads []span // the noted reads, for chunks
+	reads []span         // the noted reads, for chunks
+	ends  []conversation // connections closed, in order
 }
 
 // A span is n bytes the peer sent on conn, read from position from.
@@ -108,6 +137,7 @@ func (l *learner) learn(kind, key string, data []byte) {
 		n = l.t.extend(n, event{evOpen, conn, nil}, false)
 	case kind == NoteClose:
 		if !l.shared {
+			l.ends = append(l.ends, conversation{key, n})
 			delete(l.at, pos)
 			return
 		}

@@ -7,11 +7,13 @@ import (
 
 // A learner is a component that answers from what a stored trace recorded: env.Peer learns the
 // bytes its real peer sent on the trace's path from the steps' io-* notes, so the replay needs
-// the peer only where it departs from that path.
-type learner interface{ Learn(notes []cmc.Note) }
+// the peer only where it departs from that path (or, to confirm the peer, asks it once up front).
+type learner interface {
+	Learn(notes []cmc.Note) error
+}
 
 // teach hands every step's notes of t, in order, to m's components that learn from them.
-func teach(m *cmc.Model, t *engine.Trace) {
+func teach(m *cmc.Model, t *engine.Trace) error {
 	var notes []cmc.Note
 	for _, c := range m.Components() {
 		l, ok := c.Root.Interface().(learner)
@@ -23,6 +25,9 @@ func teach(m *cmc.Model, t *engine.Trace) {
 				notes = append(notes, st.Notes...)
 			}
 		}
-		l.Learn(notes)
+		if err := l.Learn(notes); err != nil {
+			return err
+		}
 	}
+	return nil
 }

@@ -53,7 +53,9 @@ func OpenTo(m *cmc.Model, t *engine.Trace, n int) (*Session, error) {
 	if n <= 0 || n > len(t.Steps) {
 		n = len(t.Steps)
 	}
-	teach(m, t)
+	if err := teach(m, t); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	mc, init, err := engine.NewMachine(m)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)

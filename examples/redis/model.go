@@ -37,8 +37,8 @@ type Options struct {
 	Hits     int  // page hits to count
 	Timeouts int  // late replies the checker may choose, in all
 	Fake     bool // talk to an in-process fake (fake.go) instead of redis-server
-	// Confirm makes a replay of a stored trace ask the server again instead of answering from
-	// the bytes the trace recorded, to confirm that it still answers the same way.
+	// Confirm makes a replay of a stored trace first replay the trace's conversation on the
+	// server, to confirm that it still answers with the same bytes.
 	Confirm bool
 	// Dialer, when set, reaches the server instead (a test's: one that fails proves a replay
 	// needed no server).
