@@ -127,8 +127,8 @@ func (l *learner) learn(kind, key string, data []byte) {
 		return
 	}
 	n := l.at[pos]
-	if n == nil {
-		return
+	if n == nil || (!l.datagrams && len(data) == 0 && (kind == NoteWrite || kind == NoteRead)) {
+		return // a stream's empty write or read is no event (Conn makes no note of one)
 	}
 	switch {
 	case l.datagrams && (kind == NoteWrite || kind == NoteRead || kind == NoteEnd):
