@@ -69,6 +69,14 @@ type PeerOptions struct {
 	// MaxOpen is how many physical connections the cache keeps for backtracking (default 8) in
 	// per-connection mode; past it the oldest is closed, and replayed if needed again.
 	MaxOpen int
+	// Confirm makes a replay of a stored trace first replay the conversations the trace recorded
+	// on the peer (Learn), to confirm that the peer still answers them with the same bytes.
+	Confirm bool
+	// Datagrams says the connections are datagram sockets (UDP): each Write sends one datagram
+	// and each Read returns one (cut to the buffer), and the cache keeps each as a unit
+	// (datagram.go). The Dialer must return connections that keep datagram boundaries
+	// (env/peer: Config.Network "udp").
+	Datagrams bool
 }
 
 // NewPeer returns a Peer that reaches its peer through d.
@@ -146,7 +154,7 @@ func (p *Peer) Shutdown() { p.cache.closeWorlds() }
 func (c Conn) Key() string { return c.key }
 
 // Write writes b to the peer: compared with the cache where a path has written here before,
-// sent on a physical connection beyond.
+// sent on a physical connection beyond. On a datagram socket b is one datagram.
 func (c Conn) Write(b []byte) (int, error) {
 	st := c.p.conn(c.key)
 	if st == nil {
@@ -155,18 +163,29 @@ func (c Conn) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c.p.cache.write(c.p, c.key, b)
+	if c.p.cache.opts.Datagrams {
+		c.p.cache.send(c.p, c.key, b)
+	} else {
+		c.p.cache.write(c.p, c.key, b)
+	}
 	st.Wrote += len(b)
 	c.p.note(NoteWrite, c.key, b)
 	return len(b), nil
 }
 
 // Read reads what the peer sent: from the cache where a path has read here before (the same
-// chunks, so reads are deterministic), from a physical connection beyond.
+// chunks, so reads are deterministic), from a physical connection beyond. On a datagram socket
+// it returns one datagram.
 func (c Conn) Read(b []byte) (int, error) {
 	st := c.p.conn(c.key)
 	if st == nil {
 		return 0, ErrClosed
+	}
+	if c.p.cache.opts.Datagrams {
+		if len(b) == 0 {
+			return 0, nil
+		}
+		return c.readDatagram(b)
 	}
 	if st.End != "" {
 		return 0, endError(st.End)

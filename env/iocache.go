@@ -3,7 +3,6 @@ package env
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
 )
 
@@ -107,9 +106,8 @@ func endHash(prev *node, e event) uint64 {
 
 // A tree is the cache's conversations.
 type tree struct {
-	root    *node
-	nodes   map[uint64]*node // by hash: every position a state may hold
-	journal io.Writer        // where changes are recorded (journal.go), or nil
+	root  *node
+	nodes map[uint64]*node // by hash: every position a state may hold
 }
 
 func newTree() *tree {
@@ -140,7 +138,6 @@ func (t *tree) add(parent, n *node) {
 // split cuts n after k bytes: a new node holds the first k, and n keeps the rest, its hash, its
 // children and its identity (a physical conversation at n stays there).
 func (t *tree) split(n *node, k int) *node {
-	t.record("s %016x %d\n", n.hash, k)
 	p := n.parent
 	head := &node{ev: event{n.ev.kind, n.ev.conn, n.ev.data[:k:k]}}
 	head.hash = endHash(p, head.ev)
@@ -220,13 +217,6 @@ func (t *tree) extend(n *node, e event, chunkEnd bool) *node {
 	k := &node{ev: e, chunkEnd: chunkEnd}
 	k.hash = endHash(n, e)
 	t.add(n, k)
-	if t.journal != nil {
-		end := 0
-		if chunkEnd {
-			end = 1
-		}
-		t.record("x %016x %c %q %d %s\n", n.hash, e.kind, e.conn, end, strconv.Quote(string(e.data)))
-	}
 	return k
 }
 

@@ -1,7 +1,6 @@
 package env
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,7 @@ import (
 // checker's milestones are the Peer's state: `mark NAME` keeps a copy of it and `rollback NAME`
 // restores it, as the engine does between transitions. Commands:
 //
-//	peer [shared] [reset] [greet] [max-open=N]   a fresh Peer on a fresh scripted peer
+//	peer [shared] [reset] [greet] [datagrams] [max-open=N]   a fresh Peer on a fresh scripted peer
 //	dial KEY                 open a connection named KEY
 //	write KEY TEXT           TEXT is a Go string literal's body ("INCR a\n")
 //	read KEY [N]             read into an N-byte buffer (default 64)
@@ -29,22 +28,24 @@ import (
 //	conversation KEY         the events from the root to the connection's position (w written,
 //	                         r read, e ended), as the tree holds them
 //	stats
-//	journal                  record the cache's changes from now on
-//	reload                   a fresh Peer (another process) with the same state, whose peer is
-//	                         gone, loads the journal
+//	relearn [confirm]        a fresh Peer (another process replaying a stored trace) with the
+//	                         same state, whose peer is gone, learns the notes the operations
+//	                         made since the last peer command (Peer.Learn); with confirm, its
+//	                         peer is a fresh scripted one (jittering if the last one did), which
+//	                         it confirms the notes with
 //
 // Each command prints its result, then what the physical peer saw meanwhile ("peer: ..."). A
 // PeerError (the operations panic with it) prints as "peer error: ...".
 // Regenerate with: go test ./env -run TestIOCache -rewrite
 func TestIOCache(t *testing.T) {
 	datadriven.Walk(t, "testdata/iocache", func(t *testing.T, path string) {
-		defer transition.Install(quiet{})() // the operations note what they do, as in a handler
+		notes := &recorder{}
+		defer transition.Install(notes)() // the operations note what they do, as in a handler
 		var (
-			s       *scripted
-			p       *Peer
-			opts    PeerOptions
-			journal bytes.Buffer
-			marks   = map[string]Peer{}
+			s     *scripted
+			p     *Peer
+			opts  PeerOptions
+			marks = map[string]Peer{}
 		)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) (out string) {
 			if d.Cmd == "peer" {
@@ -59,26 +60,35 @@ func TestIOCache(t *testing.T) {
 						dialer = resettable{s}
 					case "greet":
 						s.greet = true
+					case "datagrams":
+						o.Datagrams = true
 					case "max-open":
 						o.MaxOpen, _ = strconv.Atoi(a.Vals[0])
 					}
 				}
 				p, opts = NewPeer(dialer, o), o
 				clear(marks)
-				journal.Reset()
+				notes.notes = nil
 				return "ok\n"
 			}
-			switch d.Cmd {
-			case "journal":
-				p.RecordTo(&journal)
-				return "recording\n"
-			case "reload":
-				// Another process: a fresh Peer holding the same state, whose peer is gone.
-				q := NewPeer(gone{}, opts)
+			if d.Cmd == "relearn" {
+				// Another process: a fresh Peer holding the same state, whose peer is gone, or
+				// with confirm a fresh one.
+				var dialer Dialer = gone{}
+				o := opts
+				if d.HasArg("confirm") {
+					jitter := s.jitter
+					s = newScripted()
+					s.jitter, o.Confirm, dialer = jitter, true, s
+					if o.Shared {
+						dialer = resettable{s}
+					}
+				}
+				q := NewPeer(dialer, o)
 				q.Conns, q.At = slices.Clone(p.Conns), p.At
-				n, err := q.Load(bytes.NewReader(journal.Bytes()))
+				err := q.Learn(notes.notes)
 				p = q
-				return fmt.Sprintf("loaded %d nodes, err %v\n", n, err)
+				return fmt.Sprintf("learnt %d nodes from %d notes, err %v\n", len(q.cache.t.nodes)-1, len(notes.notes), err) + physical(s)
 			}
 			defer func() {
 				if r := recover(); r != nil {
@@ -193,15 +203,24 @@ func physical(s *scripted) string {
 	return b.String()
 }
 
-// quiet is a transition context that records no notes, so the Peer can run outside a check.
+// recorder is a transition context that keeps the notes, as the trace of a violation does, so
+// the Peer can run outside a check.
+type recorder struct{ notes []transition.Note }
+
+func (*recorder) Choose(n int, pc uintptr) int { return 0 }
+func (*recorder) Noting() bool                 { return true }
+func (*recorder) Label(string)                 {}
+func (r *recorder) Note(n transition.Note)     { r.notes = append(r.notes, n) }
+
+// gone is a peer that cannot be reached.
+type gone struct{}
+
+func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connection refused") }
+
+// quiet is a transition context that records no notes, as a search runs handlers.
 type quiet struct{}
 
 func (quiet) Choose(n int, pc uintptr) int { return 0 }
 func (quiet) Noting() bool                 { return false }
 func (quiet) Label(string)                 {}
 func (quiet) Note(transition.Note)         {}
-
-// gone is a peer that cannot be reached.
-type gone struct{}
-
-func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connection refused") }

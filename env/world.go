@@ -240,6 +240,9 @@ func (c *ioCache) replay(w *world, e event, sent map[string]int) error {
 	if rw == nil && e.kind != evOpen {
 		return &PeerError{fmt.Sprintf("%s: replay: connection %q is not open", c.opts.Name, e.conn)}
 	}
+	if c.opts.Datagrams && e.kind != evOpen && e.kind != evClose {
+		return c.replayDatagram(rw, e, sent)
+	}
 	switch e.kind {
 	case evOpen:
 		r, err := c.dial()

@@ -43,6 +43,8 @@ type Session struct {
 // Choose values, and compares every state's hash with the stored one. It returns the session and,
 // when the trace no longer holds, a *Divergence: the session is then valid up to the step before
 // it. Any other error means the model could not be replayed at all. Close the session when done.
+// Components that talk to real peers (env.Peer) first learn the conversations the trace recorded,
+// so the replay answers from the trace and needs a peer only where it departs from it.
 func Open(m *cmc.Model, t *engine.Trace) (*Session, error) { return OpenTo(m, t, 0) }
 
 // OpenTo is Open that replays only the first n steps (all of them when n is 0 or more than the
@@ -50,6 +52,9 @@ func Open(m *cmc.Model, t *engine.Trace) (*Session, error) { return OpenTo(m, t,
 func OpenTo(m *cmc.Model, t *engine.Trace, n int) (*Session, error) {
 	if n <= 0 || n > len(t.Steps) {
 		n = len(t.Steps)
+	}
+	if err := teach(m, t); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	mc, init, err := engine.NewMachine(m)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +26,10 @@ type Config struct {
 	Command []string
 	// Addr is where the peer listens (default "127.0.0.1:{port}").
 	Addr string
+	// Network is "tcp" (the default) or "udp": a datagram peer, for an env.Peer with
+	// PeerOptions.Datagrams. A UDP peer started from Command is ready when it has bound its port;
+	// one found at Addr is not probed (a datagram socket has no connection to try).
+	Network string
 	// Install says how to get Command's program, for the error when it is missing
 	// ("apt-get install redis-server").
 	Install string
@@ -58,10 +61,17 @@ func Start(c Config) (*Server, error) {
 	if c.ReadTimeout == 0 {
 		c.ReadTimeout = 2 * time.Second
 	}
+	switch c.Network {
+	case "":
+		c.Network = "tcp"
+	case "tcp", "udp":
+	default:
+		return nil, fmt.Errorf("peer: network %q: give \"tcp\" or \"udp\"", c.Network)
+	}
 	s := &Server{cfg: c, Addr: c.Addr}
 	port := ""
 	if strings.Contains(c.Addr, "{port}") || (c.Addr == "" && len(c.Command) > 0) {
-		p, err := freePort()
+		p, err := freePort(c.Network)
 		if err != nil {
 			return nil, fmt.Errorf("find a free port for the peer: %w", err)
 		}
@@ -100,21 +110,54 @@ func Start(c Config) (*Server, error) {
 	return s, nil
 }
 
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+func freePort(network string) (string, error) {
+	var l io.Closer
+	var a net.Addr
+	if network == "udp" {
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		l, a = c, c.LocalAddr()
+	} else {
+		c, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		l, a = c, c.Addr()
 	}
 	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+	_, port, err := net.SplitHostPort(a.String())
+	return port, err
+}
+
+// ready reports whether the peer is there: a TCP peer accepts a connection; a UDP peer has bound
+// its port (binding it ourselves fails).
+func (s *Server) ready() (bool, error) {
+	if s.cfg.Network == "udp" {
+		if s.cmd == nil {
+			return true, nil
+		}
+		c, err := net.ListenPacket("udp", s.Addr)
+		if err == nil {
+			c.Close()
+			return false, errors.New("the port is not bound")
+		}
+		return true, nil
+	}
+	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		return false, err
+	}
+	return true, c.Close()
 }
 
 func (s *Server) waitReady() error {
 	deadline := time.Now().Add(s.cfg.Ready)
 	for {
-		c, err := net.DialTimeout("tcp", s.Addr, time.Second)
-		if err == nil {
-			return c.Close()
+		ok, err := s.ready()
+		if ok {
+			return err
 		}
 		select {
 		case <-s.done:
@@ -156,7 +199,7 @@ func (s *Server) Dialer() env.Dialer {
 type dialer struct{ s *Server }
 
 func (d dialer) Dial() (io.ReadWriteCloser, error) {
-	c, err := net.DialTimeout("tcp", d.s.Addr, d.s.cfg.Ready)
+	c, err := net.DialTimeout(d.s.cfg.Network, d.s.Addr, d.s.cfg.Ready)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +229,8 @@ func (c *deadlineConn) Read(b []byte) (int, error) {
 		err = fmt.Errorf("i/o timeout: the peer sent nothing for %v", c.timeout)
 	case errors.Is(err, syscall.ECONNRESET):
 		err = errors.New("connection reset by peer")
+	case errors.Is(err, syscall.ECONNREFUSED): // a datagram to a port nobody has bound
+		err = errors.New("connection refused")
 	}
 	return n, err
 }

@@ -9,10 +9,8 @@ import (
 )
 
 // BenchmarkCheck is the checking rate of the fixed client (hits=4, timeouts=3) against the
-// in-process fake, against redis-server with a cold cache (every op of a new path reaches the
-// server or replays to it), and against redis-server with the cache warm from a first check in
-// the same process (what a second check or a replay with the journal does): states/s is
-// reported per run.
+// in-process fake and against redis-server (every op of a new path reaches the server or replays
+// to it): states/s is reported per run.
 //
 //	go test ./examples/redis -run '^$' -bench Check -benchtime 3x
 func BenchmarkCheck(b *testing.B) {
@@ -40,10 +38,4 @@ func BenchmarkCheck(b *testing.B) {
 		b.Skip("redis-server is not installed: apt-get install redis-server")
 	}
 	b.Run("redis-cold", func(b *testing.B) { run(b, o) })
-	warm := o
-	warm.Journal = b.TempDir() + "/journal"
-	if m, err := New(warm); err == nil { // fill the journal once
-		engine.Check(context.Background(), m, engine.Options{SelfCheck: -1})
-	}
-	b.Run("redis-warm", func(b *testing.B) { run(b, warm) })
 }

@@ -21,12 +21,7 @@ func init() {
 			Hits:     p.Int("hits", 2),
 			Timeouts: p.Int("timeouts", 1),
 			Fake:     p.Bool("fake", false),
-		}
-		if p.Bool("journal", true) {
-			o.Journal = JournalPath
-			if o.Fake {
-				o.Journal = FakeJournalPath
-			}
+			Confirm:  p.Bool("confirm", false),
 		}
 		m, err := New(o)
 		if err != nil {
@@ -42,20 +37,13 @@ type Options struct {
 	Hits     int  // page hits to count
 	Timeouts int  // late replies the checker may choose, in all
 	Fake     bool // talk to an in-process fake (fake.go) instead of redis-server
-	// Journal is where the I/O cache keeps what the server said, for replays without it (""
-	// keeps it in memory only).
-	Journal string
+	// Confirm makes a replay of a stored trace first replay the trace's conversation on the
+	// server, to confirm that it still answers with the same bytes.
+	Confirm bool
 	// Dialer, when set, reaches the server instead (a test's: one that fails proves a replay
 	// needed no server).
 	Dialer env.Dialer
 }
-
-// JournalPath is where the model keeps its I/O cache journal, relative to the directory it runs
-// in (cmcdap's working directory).
-const (
-	JournalPath     = ".cmc/redis-counter.iocache"
-	FakeJournalPath = ".cmc/redis-counter-fake.iocache"
-)
 
 // web is the checked process: the page handler's client and what it has done.
 type web struct {
@@ -68,7 +56,7 @@ type web struct {
 }
 
 // New builds the model. Unless o.Fake, redis-server starts (once per process) when the cache first
-// needs it: a replay the journal covers never starts it.
+// needs it: a replay of a stored trace answers from the trace and never starts it.
 func New(o Options) (*cmc.Model, error) {
 	var d env.Dialer = lazyServer{}
 	switch {
@@ -78,12 +66,7 @@ func New(o Options) (*cmc.Model, error) {
 		d = newFake()
 	}
 	m := cmc.NewModel("RedisCounter")
-	db := env.NewPeer(d, env.PeerOptions{Name: "redis", Shared: true})
-	if o.Journal != "" {
-		if err := peer.Journal(db, o.Journal); err != nil {
-			return nil, err
-		}
-	}
+	db := env.NewPeer(d, env.PeerOptions{Name: "redis", Shared: true, Confirm: o.Confirm})
 	w := &web{Counter: Counter{Key: "hits", Retries: 1, Fixed: o.Fixed}, Late: o.Timeouts}
 	m.Environment("redis", db)
 	conns := lateConns{db, &w.Late}

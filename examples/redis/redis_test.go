@@ -51,19 +51,19 @@ func checkBoth(t *testing.T, fake bool) {
 	t.Logf("fixed: %d states, %d transitions", res.States, res.Transitions)
 }
 
-// TestReplayWithoutServer: the check keeps its I/O cache in a journal; a replay of its trace in a
-// fresh instance whose server is gone answers every read from the journal, reaches the same
-// states (replay proves each hash) and the same violation, and never dials.
+// TestReplayWithoutServer: a replay of the check's trace in a fresh instance whose server is gone
+// answers every read from the bytes the trace recorded, reaches the same states (replay proves
+// each hash) and the same violation, and never dials. With Confirm it first replays the trace's
+// conversation on the server: with redis-server installed that holds, with none it says so. (cmd/cmcdap's TestReplayRedisWithoutServer does the same through
+// the trace database and a worker, with redis-server off PATH.)
 func TestReplayWithoutServer(t *testing.T) {
-	t.Chdir(t.TempDir())
 	fake := true
 	if _, err := exec.LookPath("redis-server"); err == nil {
 		fake = false
 	}
-	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake, Journal: JournalPath}), engine.Options{})
+	tr := cmctest.Violates(t, build(t, Options{Hits: 2, Timeouts: 1, Fake: fake}), engine.Options{})
 	gone := &unreachable{}
-	m := build(t, Options{Hits: 2, Timeouts: 1, Journal: JournalPath, Dialer: gone})
-	s, err := replay.Open(m, tr)
+	s, err := replay.Open(build(t, Options{Hits: 2, Timeouts: 1, Dialer: gone}), tr)
 	if s == nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,26 @@ func TestReplayWithoutServer(t *testing.T) {
 		t.Fatalf("the replay without the server: %s", sum.Describe("the trace"))
 	}
 	if gone.dials > 0 {
-		t.Errorf("the replay dialed the server %d times: the journal did not cover the trace", gone.dials)
+		t.Errorf("the replay dialed the server %d times: the trace's notes did not cover it", gone.dials)
+	}
+
+	// Confirm replays the trace's conversation on the server first: unreachable, it says so.
+	if s2, err := replay.Open(build(t, Options{Hits: 2, Timeouts: 1, Dialer: gone, Confirm: true}), tr); s2 != nil || err == nil ||
+		!strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("the replay that confirms with an unreachable server: %v", err)
+	}
+	if fake {
+		return
+	}
+	// With the real server, it confirms the answers (however the network splits them now) and
+	// replays the trace.
+	s3, err := replay.Open(build(t, Options{Hits: 2, Timeouts: 1, Confirm: true}), tr)
+	if s3 == nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	if sum := s3.Summary(); !sum.OK() {
+		t.Errorf("the replay that confirms with redis-server: %s", sum.Describe("the trace"))
 	}
 }
 
