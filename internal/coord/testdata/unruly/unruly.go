@@ -121,8 +121,9 @@ func init() {
 		}
 	}))
 	cmc.Register("Hoard", model("Hoard", func(n int) {
-		for range 1 << 10 { // 1 GiB, kept
+		for range 1 << 10 { // 1 GiB, kept, over a second: the watchdog reads memory every 20 ms
 			hoard = append(hoard, make([]byte, 1<<20))
+			time.Sleep(time.Millisecond)
 		}
 	}))
 }
