@@ -209,6 +209,11 @@ func (s *search) swarmParallel(members []*member, from int, start State, progres
 		}()
 	}
 	wg.Wait()
+	for _, c := range cancels {
+		if c != nil {
+			c() // the members a Goexit ended did not
+		}
+	}
 	if crash != nil {
 		return false, crash
 	}

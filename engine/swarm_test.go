@@ -51,6 +51,7 @@ func TestSwarmSameResult(t *testing.T) {
 		{"grid, step invariant, exact", grid("step"), swarm(Options{Exact: true, Seed: 2}), 1},
 		{"grid, deadlock, all", grid("deadlock"), swarm(Options{All: true}), 1},
 		{"grid, constraint, depth bound", grid("constraint"), swarm(Options{MaxDepth: 20}), 0},
+		{"grid, global met on the way (run again on one goroutine)", grid("global"), swarm(Options{Seed: 6, MaxStates: 8000}), 0},
 		{"walker, scenarios", walk("scenarios"), swarm(Options{}), 0},
 		{"walker, goal", walk("scenarios"), swarm(Options{Goal: "corner", Seed: 4}), 0},
 		{"walker, two violations, all", walk("two"), swarm(Options{All: true, MaxStates: 40, Seed: 5}), 2},
@@ -82,5 +83,34 @@ func TestSwarmSameResult(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSwarmGoexit: a handler that calls runtime.Goexit in a member on a goroutine of its own makes
+// the swarm run its members again on the search's goroutine, which the handler then ends after the
+// same transitions, with the same run published last, as on one goroutine.
+func TestSwarmGoexit(t *testing.T) {
+	check := func(workers int) (exited bool, last Position) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			exited = true
+			Check(context.Background(), gridModel("goexit"), Options{Search: "swarm", SelfCheck: -1, Workers: workers,
+				Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
+				Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
+			})
+			exited = false
+		}()
+		<-done
+		return exited, last
+	}
+	wantExit, want := check(1)
+	if !wantExit {
+		t.Fatal("one goroutine: the search returned; want the handler's Goexit to end it")
+	}
+	for _, workers := range []int{2, 4} {
+		if exited, last := check(workers); !exited || last != want {
+			t.Errorf("%d workers: Goexit %v at %+v; want true at %+v", workers, exited, last, want)
+		}
 	}
 }
