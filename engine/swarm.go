@@ -36,22 +36,12 @@ func (s *search) swarm(start State) error {
 	s.res.Seed = s.opts.Seed
 	members := make([]*member, swarmMembers)
 	progress := s.swarmProgress()
-	// While the self-check samples transitions, members run here, one after another: its budget
-	// is spent in member order, as on one goroutine.
-	next := 0
-	for ; next < swarmMembers && s.checked < s.limit && !decided(members); next++ {
-		members[next] = s.member(next, s.mc, s.ctx, start, false, progress)
+	ok, err := s.swarmParallel(members, start, progress)
+	if err != nil {
+		return err
 	}
-	if next < swarmMembers && !decided(members) {
-		ok, err := s.swarmParallel(members, next, start, progress)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			for ; next < swarmMembers && !decided(members); next++ {
-				members[next] = s.member(next, s.mc, s.ctx, start, false, progress)
-			}
-		}
+	for i := 0; !ok && i < swarmMembers && !decided(members); i++ {
+		members[i] = s.member(i, s.mc, s.ctx, start, false, progress)
 	}
 	return s.mergeSwarm(members, start)
 }
@@ -74,8 +64,9 @@ func decided(members []*member) bool {
 
 // member runs member i of the swarm on mc. A member with a goroutine of its own (own) keeps a
 // trail of its own and publishes its handler runs in mc's slot; one on the search's goroutine
-// continues the search's trail, self-check budget and Options.Begin, so that a Position names one
-// handler run of the whole swarm, as Options.Reproduce needs.
+// continues the search's trail and publishes them to Options.Begin, so that a Position names one
+// handler run of the whole swarm, as Options.Reproduce needs. The self-check samples the first
+// transitions of the first member only, so that it can run while the others do.
 func (s *search) member(i int, mc *Machine, ctx context.Context, start State, own bool, progress func(int, Progress)) *member {
 	rng := rand.New(rand.NewPCG(s.opts.Seed, uint64(i)))
 	bound := s.opts.MaxDepth
@@ -92,10 +83,13 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 	}
 	ms := &search{ctx: ctx, mc: mc, opts: opts, init: s.init, prefix: s.prefix, sigs: map[string]bool{},
 		res: &Result{Exact: s.opts.Exact, States: 1}, visited: newVisited(s.opts.Exact), scenarios: s.scenarios.on(mc.Def)}
+	if i == 0 {
+		ms.checked, ms.limit = s.checked, s.limit
+	}
 	if own {
 		ms.trail.add(trailEntry{parent: -1})
 	} else {
-		ms.trail, ms.values, ms.checked, ms.limit = s.trail, s.values, s.checked, s.limit
+		ms.trail, ms.values = s.trail, s.values
 	}
 	ms.visited.add(mc.Hash(start), start.key(nil))
 	m := &member{s: ms}
@@ -110,34 +104,38 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 		ms.trail.free()
 		ms.values.free()
 	} else {
-		s.trail, s.values, s.checked = ms.trail, ms.values, ms.checked
+		s.trail, s.values = ms.trail, ms.values
+	}
+	if i == 0 {
+		s.checked = ms.checked
 	}
 	return m
 }
 
-// swarmParallel runs the members from index from on at once, on Options.Workers goroutines, each
-// with a machine of its own. It reports false when it cannot (as parallel.go's search: no Build,
-// one worker, a Reproduce run, a model whose states reach package-level variables, an instance
-// unlike the first) or when what the members did cannot stand (one met a package-level variable,
-// or the model's code ended a goroutine with runtime.Goexit): then the members from from on are
-// for the caller to run on its own goroutine, which gives the result they would have given.
-func (s *search) swarmParallel(members []*member, from int, start State, progress func(int, Progress)) (bool, error) {
+// swarmParallel runs the members at once, on Options.Workers goroutines, each with a machine of
+// its own: the search's, and more made with Options.Build. It reports false when it cannot (as
+// parallel.go's search: no Build, one worker, a Reproduce run, a model whose states reach
+// package-level variables, an instance unlike the first) or when what the members did cannot
+// stand (one met a package-level variable, or the model's code ended a goroutine with
+// runtime.Goexit): then the members are for the caller to run on its own goroutine, which gives
+// the result they would have given.
+func (s *search) swarmParallel(members []*member, start State, progress func(int, Progress)) (bool, error) {
 	n := s.opts.Workers
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	n = min(n, swarmMembers-from)
+	n = min(n, swarmMembers)
 	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil || s.mc.globals {
 		return false, nil
 	}
-	var machines []*Machine
+	machines := []*Machine{s.mc}
 	defer func() {
-		for _, mc := range machines {
+		for _, mc := range machines[1:] {
 			mc.Close()
 		}
 	}()
 	build := &parallel{s: s}
-	for range n {
+	for range n - 1 {
 		m, err := build.build()
 		if err != nil {
 			return false, nil
@@ -158,13 +156,41 @@ func (s *search) swarmParallel(members []*member, from int, start State, progres
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
-		next    = from
+		next    = 0
 		first   = swarmMembers // the first member that decided
 		cancels = make([]context.CancelFunc, swarmMembers)
 		ended   bool
 		crash   error
 	)
-	for _, mc := range machines {
+	// claim gives the next member to run and its context, or -1 when there is none.
+	claim := func() (int, context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
+		i := next
+		if i >= min(first, swarmMembers) {
+			return -1, nil
+		}
+		next++
+		ctx, cancel := context.WithCancel(s.ctx)
+		cancels[i] = cancel
+		return i, ctx
+	}
+	done := func(i int, m *member) {
+		mu.Lock()
+		defer mu.Unlock()
+		cancels[i]()
+		members[i] = m
+		if m.decides() && i < first {
+			first = i
+			for _, c := range cancels[i+1:] {
+				if c != nil {
+					c()
+				}
+			}
+		}
+	}
+	i0, ctx0 := claim() // the first member runs on the search's machine, which the self-check needs
+	for k, mc := range machines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,30 +206,12 @@ func (s *search) swarmParallel(members []*member, from int, start State, progres
 				}
 				ended = true // or the model's code called runtime.Goexit
 			}()
-			for {
-				mu.Lock()
-				i := next
-				if i >= min(first, swarmMembers) {
-					mu.Unlock()
-					break
-				}
-				next++
-				ctx, cancel := context.WithCancel(s.ctx)
-				cancels[i] = cancel
-				mu.Unlock()
-				m := s.member(i, mc, ctx, start, true, progress)
-				cancel()
-				mu.Lock()
-				members[i] = m
-				if m.decides() && i < first {
-					first = i
-					for _, c := range cancels[i+1:] {
-						if c != nil {
-							c()
-						}
-					}
-				}
-				mu.Unlock()
+			i, ctx := i0, ctx0
+			if k > 0 {
+				i, ctx = claim()
+			}
+			for ; i >= 0; i, ctx = claim() {
+				done(i, s.member(i, mc, ctx, start, true, progress))
 			}
 			finished = true
 		}()
@@ -218,7 +226,7 @@ func (s *search) swarmParallel(members []*member, from int, start State, progres
 		return false, crash
 	}
 	if ended || slices.ContainsFunc(machines, func(mc *Machine) bool { return mc.globals }) {
-		clear(members[from:])
+		clear(members)
 		return false, nil
 	}
 	return true, nil

@@ -114,3 +114,27 @@ func TestSwarmGoexit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSwarm: a swarm over the AODV grid of 8 nodes, bounded at 200,000 states, on one
+// goroutine and on two (docs/search.md): go test -run X -bench Swarm -benchtime 1x ./engine
+func BenchmarkSwarm(b *testing.B) {
+	build := func() (*cmc.Model, error) { return cmc.Build("AODVGrid", map[string]string{"nodes": "8"}) }
+	for _, c := range []struct{ workers int; selfCheck int64 }{{1, 0}, {2, 0}, {1, -1}, {2, -1}} {
+		workers, selfCheck := c.workers, c.selfCheck
+		b.Run(fmt.Sprintf("workers=%d,selfcheck=%d", workers, selfCheck), func(b *testing.B) {
+			for b.Loop() {
+				m, err := build()
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := Check(context.Background(), m, Options{Search: "swarm", MaxStates: 200000, MaxDepth: 200,
+					Seed: 1, Workers: workers, Build: build, SelfCheck: selfCheck})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(res.States), "states")
+				b.ReportMetric(float64(res.Transitions), "transitions")
+			}
+		})
+	}
+}
