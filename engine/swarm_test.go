@@ -47,6 +47,9 @@ func TestSwarmSameResult(t *testing.T) {
 		{"AODV nodes=3, state bound", aodvModel("AODV"), swarm(Options{MaxStates: 4000}), 0},
 		{"TwoPhase RM=3, default self-check", func() *cmc.Model { return twophase.New(3) }, swarm(Options{SelfCheck: 0}), 0},
 		{"grid, invariant, all, state bound", grid("all"), swarm(Options{All: true, MaxStates: 2000, Seed: 3}), 2},
+		// A later member finds the violation: the members before it count, those after it not.
+		{"grid, invariant found by member 3", grid("invariant"), swarm(Options{MaxStates: 2000, Seed: 1}), 1},
+		{"grid, invariant found by member 2", grid("invariant"), swarm(Options{MaxStates: 2000, Seed: 4}), 1},
 		{"grid, assertion", grid("assert"), swarm(Options{Seed: 11}), 1},
 		{"grid, step invariant, exact", grid("step"), swarm(Options{Exact: true, Seed: 2}), 1},
 		{"grid, deadlock, all", grid("deadlock"), swarm(Options{All: true}), 1},
