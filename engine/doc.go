@@ -9,7 +9,8 @@
 //   - Check: breadth-first, depth-first and random-walk search; breadth-first levels are expanded
 //     by several instances of the model at once (parallel.go), with the sequential result. Best-first
 //     search by the model's score or by novelty (best.go, guide.go, queue.go), iterative deepening
-//     and swarm (deepen.go, swarm.go, both made of dive.go's bounded depth-first search).
+//     and swarm (deepen.go, swarm.go, both made of dive.go's bounded depth-first search; a
+//     swarm's members run on several instances of the model at once, with the one goroutine's result).
 //   - scenarios: what the model says should be reachable, reported reached or with the best
 //     progress, and a search's goal (scenario.go).
 //   - Trace: a violation as the initial state plus steps (process, event, Choose values).

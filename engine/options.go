@@ -6,7 +6,7 @@ import "github.com/cmc-go/cmc"
 type Options struct {
 	// Search is "bfs" (default, shortest counterexamples), "dfs", "random", "best" (best-first,
 	// best.go), "deepen" (iterative deepening: shortest counterexamples with depth-first memory,
-	// deepen.go) or "swarm" (randomised depth-first searches sharing one visited set, swarm.go).
+	// deepen.go) or "swarm" (randomised depth-first searches, each with a visited set of its own, swarm.go).
 	Search    string
 	MaxDepth  int   // 0: unbounded
 	MaxStates int64 // 0: unbounded
@@ -37,10 +37,10 @@ type Options struct {
 	// state is checked too, on the objects the model's builder made.
 	SelfCheck int64
 
-	// Workers is how many goroutines expand a breadth-first level at once (parallel.go), each with
-	// its own instance of the model made by Build; 0 means runtime.GOMAXPROCS(0), 1 none. The
-	// result is the same for any number. Without Build, or when the options or the model rule it
-	// out (see parallel.go), the search runs on one goroutine.
+	// Workers is how many goroutines expand a breadth-first level (parallel.go) or run a swarm's
+	// members (swarm.go) at once, each with its own instance of the model made by Build; 0 means
+	// runtime.GOMAXPROCS(0), 1 none. The result is the same for any number. Without Build, or when
+	// the options or the model rule it out (see parallel.go), the search runs on one goroutine.
 	Workers int
 	// Build makes another instance of the model being checked, as its builder made the first (the
 	// same name and parameters: cmc.Build).

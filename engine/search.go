@@ -96,11 +96,11 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	if v := s.mc.StateVerdict(); v != nil {
 		s.violation(0, nil, v)
 	} else if s.sometimes(0); !s.stop {
-		if len(s.scenarios.list) > 0 {
-			s.opts.Workers = 1 // parallel.go's workers do not evaluate scenarios
-		}
 		switch opts.Search {
 		case "", "bfs":
+			if len(s.scenarios.list) > 0 {
+				s.opts.Workers = 1 // parallel.go's workers do not evaluate scenarios
+			}
 			err = s.bfs(start)
 		case "dfs":
 			err = s.dfs(start)

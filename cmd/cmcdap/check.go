@@ -67,7 +67,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.run.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
-	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level with `N` instances of the model at once, with the same result (0: one per core)")
+	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
 	fs.Var(&memoryFlag{&f.run.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
 	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
