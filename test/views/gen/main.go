@@ -96,7 +96,7 @@ func run(path string) error {
 		params      map[string]string
 	}{
 		{"ppp", "PPP", map[string]string{"ops": "2", "bound": "2", "maxid": "3", "loss": "0", "pppd": "1"}},
-		{"redis", "RedisCounter", map[string]string{"fake": "true", "journal": "false"}},
+		{"redis", "RedisCounter", map[string]string{"fake": "true"}},
 	} {
 		t, err := check(c.model, c.params, engine.Options{})
 		if err != nil {
