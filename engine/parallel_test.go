@@ -189,30 +189,34 @@ func resultDiff(want, got *Result) string {
 }
 
 // TestParallelGoexit: a handler that calls runtime.Goexit ends the search's goroutine after the
-// same transitions, with the same run published last, with workers as without: the worker process
-// reports that run, and the coordinator traces it.
+// same transitions, with the same run published last, with workers as without, for breadth-first
+// levels and swarm members alike (a member that meets it on a goroutine of its own makes the swarm
+// run its members again on the search's goroutine): the worker process reports that run, and the
+// coordinator traces it.
 func TestParallelGoexit(t *testing.T) {
-	check := func(workers int) (exited bool, last Position) {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			exited = true
-			Check(context.Background(), gridModel("goexit"), Options{SelfCheck: -1, Workers: workers,
-				Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
-				Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
-			})
-			exited = false
-		}()
-		<-done
-		return exited, last
-	}
-	wantExit, want := check(1)
-	if !wantExit {
-		t.Fatal("one worker: the search returned; want the handler's Goexit to end it")
-	}
-	for _, workers := range []int{2, 4} {
-		if exited, last := check(workers); !exited || last != want {
-			t.Errorf("%d workers: Goexit %v at %+v; want true at %+v", workers, exited, last, want)
+	for _, search := range []string{"bfs", "swarm"} {
+		check := func(workers int) (exited bool, last Position) {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				exited = true
+				Check(context.Background(), gridModel("goexit"), Options{Search: search, SelfCheck: -1, Workers: workers,
+					Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
+					Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
+				})
+				exited = false
+			}()
+			<-done
+			return exited, last
+		}
+		wantExit, want := check(1)
+		if !wantExit {
+			t.Fatalf("%s, one worker: the search returned; want the handler's Goexit to end it", search)
+		}
+		for _, workers := range []int{2, 4} {
+			if exited, last := check(workers); !exited || last != want {
+				t.Errorf("%s, %d workers: Goexit %v at %+v; want true at %+v", search, workers, exited, last, want)
+			}
 		}
 	}
 }

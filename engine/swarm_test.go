@@ -89,35 +89,6 @@ func TestSwarmSameResult(t *testing.T) {
 	}
 }
 
-// TestSwarmGoexit: a handler that calls runtime.Goexit in a member on a goroutine of its own makes
-// the swarm run its members again on the search's goroutine, which the handler then ends after the
-// same transitions, with the same run published last, as on one goroutine.
-func TestSwarmGoexit(t *testing.T) {
-	check := func(workers int) (exited bool, last Position) {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			exited = true
-			Check(context.Background(), gridModel("goexit"), Options{Search: "swarm", SelfCheck: -1, Workers: workers,
-				Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
-				Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
-			})
-			exited = false
-		}()
-		<-done
-		return exited, last
-	}
-	wantExit, want := check(1)
-	if !wantExit {
-		t.Fatal("one goroutine: the search returned; want the handler's Goexit to end it")
-	}
-	for _, workers := range []int{2, 4} {
-		if exited, last := check(workers); !exited || last != want {
-			t.Errorf("%d workers: Goexit %v at %+v; want true at %+v", workers, exited, last, want)
-		}
-	}
-}
-
 // BenchmarkSwarm: a swarm over the AODV grid of 8 nodes, bounded at 200,000 states, on one
 // goroutine and on two (docs/search.md): go test -run X -bench Swarm -benchtime 1x ./engine
 func BenchmarkSwarm(b *testing.B) {
