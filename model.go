@@ -21,6 +21,7 @@ type Model struct {
 	deadlock    bool
 	rules       []canon.Rule
 	bounds      []Bound
+	seen        *ValuesSeen
 	scores      []func() int
 	abstract    func() any
 	scenarios   []Scenario
@@ -247,7 +248,7 @@ func (m *Model) Definition() (*Definition, error) {
 	}
 	d := &Definition{
 		Name: m.name, Components: m.comps, Events: m.events, Invariants: m.invariants,
-		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Bounds: m.bounds,
+		Constraints: m.constraints, Deadlock: m.deadlock, Rules: m.rules, Bounds: m.bounds, Seen: m.seen,
 		Scores: m.scores, Abstract: m.abstract, Scenarios: m.scenarios,
 		Refinements: m.refinements,
 	}
@@ -275,6 +276,7 @@ type Definition struct {
 	Deadlock    bool
 	Rules       []canon.Rule  // fields left out or made sets, for types without tags
 	Bounds      []Bound       // largest values of integer fields (bounds.go)
+	Seen        *ValuesSeen   // the values Distinct bounds watch have taken; nil without one
 	Scores      []func() int  // a best-first search's score, by level (Model.Score)
 	Abstract    func() any    // the abstract state (Model.Abstract)
 	Scenarios   []Scenario    // what should be reachable (Model.Sometimes)

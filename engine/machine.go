@@ -101,6 +101,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 		all[i] = i
 	}
 	init := make(State, len(def.Components))
+	mc.noteValues() // the initial state's values count for every path
 	if err := mc.capture(init, all); err != nil {
 		mc.Close()
 		return nil, nil, fmt.Errorf("capture initial state: %w", err)
@@ -264,6 +265,9 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 	out.Failure = mc.leaks.check(goroutines, ev)
 	if out.Failure == nil && len(mc.Def.Refinements) > 0 {
 		out.Failure = mc.refine(ev)
+	}
+	if out.Failure == nil && mc.Def.Seen != nil {
+		mc.noteValues()
 	}
 	return out
 }

@@ -21,6 +21,7 @@ import (
 // bounds are the model's bounds, checked on the live state.
 type bounds struct {
 	max     map[FieldRef]int64
+	values  map[FieldRef]int // Distinct: how many values along a path
 	visitor *fieldVisitor
 }
 
@@ -31,7 +32,7 @@ func (mc *Machine) checkBounds() error {
 		return nil
 	}
 	var refs []FieldRef
-	max := map[FieldRef]int64{}
+	max, values := map[FieldRef]int64{}, map[FieldRef]int{}
 	for _, b := range mc.Def.Bounds {
 		ref := FieldRef{b.Type, b.Field}
 		found, maybe, kind := false, false, reflect.Kind(0)
@@ -50,12 +51,35 @@ func (mc *Machine) checkBounds() error {
 			return fmt.Errorf("model %s: %s: no value of type %s with field %s is reachable from the model's state: name the type as cmc.TypeName[T]() does", mc.Def.Name, b, b.Type, b.Field)
 		}
 		refs = append(refs, ref)
-		if m, ok := max[ref]; !ok || b.Max < m {
+		switch m, ok := max[ref]; {
+		case b.Values > 0:
+			if v, ok := values[ref]; !ok || b.Values < v {
+				values[ref] = b.Values
+			}
+		case !ok || b.Max < m:
 			max[ref] = b.Max // the tighter of two bounds on one field
 		}
 	}
-	mc.bounds = &bounds{max: max, visitor: newFieldVisitor(mc.Def, refs)}
+	mc.bounds = &bounds{max: max, values: values, visitor: newFieldVisitor(mc.Def, refs)}
 	return nil
+}
+
+// noteValues adds the values the Distinct bounds watch, as the live state holds them, to the
+// values seen on the path (cmc.ValuesSeen): after every handler run, and on the initial state.
+func (mc *Machine) noteValues() {
+	if mc.Def.Seen == nil || (mc.bounds == nil && mc.checkBounds() != nil) {
+		return // Check refuses the model
+	}
+	seen := mc.Def.Seen.Seen
+	mc.bounds.visitor.visit(func(f FieldRef, path string, x reflect.Value) {
+		if _, ok := mc.bounds.values[f]; !ok {
+			return
+		}
+		list := seen[path]
+		if i, found := slices.BinarySearch(list, intOf(x)); !found {
+			seen[path] = slices.Insert(list, i, intOf(x))
+		}
+	})
 }
 
 // beyondBounds reports whether a value of the live state is above its bound.
@@ -66,7 +90,11 @@ func (mc *Machine) beyondBounds() bool {
 		}
 	}
 	beyond := false
-	mc.bounds.visitor.visit(func(f FieldRef, _ string, x reflect.Value) {
+	mc.bounds.visitor.visit(func(f FieldRef, path string, x reflect.Value) {
+		if n, ok := mc.bounds.values[f]; ok {
+			beyond = beyond || len(mc.Def.Seen.Seen[path]) > n
+			return
+		}
 		beyond = beyond || intOf(x) > mc.bounds.max[f]
 	})
 	return beyond

@@ -86,3 +86,55 @@ func TestBound(t *testing.T) {
 		}
 	}
 }
+
+// A retransmission timer that is armed, runs down and is armed again goes round three values for
+// ever; Distinct bounds how many it may take along a path. The values seen are state, so the
+// search stays exact: with a bound of 3 the timer comes back to 0 once more with every value
+// seen, and the state space is complete.
+type retransmitter struct{ Timer int }
+
+func TestDistinct(t *testing.T) {
+	typ := cmc.TypeName[retransmitter]()
+	build := func(n int) *cmc.Model {
+		r := &retransmitter{}
+		m := cmc.NewModel("Retransmit")
+		m.Process("r", r).
+			On("arm", func() { r.Timer = 2 }, cmc.When(func() bool { return r.Timer == 0 })).
+			On("tick", func() { r.Timer-- }, cmc.When(func() bool { return r.Timer > 0 }))
+		if n > 0 {
+			m.Distinct(typ, "Timer", n)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		n, states int
+		cut       int64
+		search    string
+	}{
+		{0, 3, 0, "bfs"},   // 0, 2, 1
+		{2, 3, 1, "bfs"},   // 0 {0}, 2 {0 2}, 1 {0 1 2}: a third value, cut
+		{3, 5, 0, "bfs"},   // then 0, 2 and 1 again with all three seen
+		{3, 5, 0, "dfs"},   // the same states depth-first
+		{3, 5, 0, "exact"}, // and stored exactly
+	} {
+		opts := Options{Search: c.search, SelfCheck: SelfCheckAll}
+		if c.search == "exact" {
+			opts = Options{Exact: true, SelfCheck: SelfCheckAll}
+		}
+		res, err := Check(context.Background(), build(c.n), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.States != int64(c.states) || res.Cut != c.cut || !res.Complete || len(res.Violations) > 0 {
+			t.Errorf("Distinct %d, %s: %d states, %d cut, complete %v, %d violations; want %d states, %d cut, complete",
+				c.n, c.search, res.States, res.Cut, res.Complete, len(res.Violations), c.states, c.cut)
+		}
+		if want := "bound " + typ + ".Timer: at most 3 values along a path"; c.n == 3 && !strings.Contains(strings.Join(res.Rules, "; "), want) {
+			t.Errorf("rules %q lack %q", res.Rules, want)
+		}
+	}
+	if _, err := Check(context.Background(), senderModel(func(m *cmc.Model) { m.Distinct(typ, "Timer", 2) }), Options{}); err == nil ||
+		!strings.Contains(err.Error(), "no value of type "+typ+" with field Timer is reachable") {
+		t.Errorf("a Distinct bound on a type the state does not hold: %v", err)
+	}
+}
