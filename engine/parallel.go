@@ -148,15 +148,16 @@ type chunk struct {
 	idx   []int32  // the states' trail indexes
 	ids   []uint32 // their component ids, one state after another
 	recs  []record
-	succ  []uint32 // successors' component ids, for the records with one
-	vals  []int32  // Choose values of the runs
+	succ  []uint32       // successors' component ids, for the records with one
+	vals  []int32        // Choose values of the runs
+	scen  []scenarioEval // what the model's scenarios said of new successors, each one's in turn
 	// globals: a capture met a package-level variable; the search expands the chunk itself.
 	globals bool
 	done    chan struct{}
 }
 
 func (c *chunk) reset() {
-	c.idx, c.ids, c.succ, c.vals = c.idx[:0], c.ids[:0], c.succ[:0], c.vals[:0]
+	c.idx, c.ids, c.succ, c.vals, c.scen = c.idx[:0], c.ids[:0], c.succ[:0], c.vals[:0], c.scen[:0]
 	c.globals = false
 	clear(c.recs)
 	c.recs = c.recs[:0]
@@ -185,6 +186,7 @@ type record struct {
 	vOff    uint32 // vals[vOff:vOff+vN] are the run's Choose values
 	vN      uint32
 	sOff    uint32 // succ[sOff:sOff+k] is the successor
+	scOff   uint32 // scen[scOff:] is what the scenarios said of it, when it is new and keeps the invariants
 	hash    uint64
 	fail    *Failure   // of the run, or of the enabling conditions
 	viol    *Violation // a step invariant's, or the deadlock
@@ -332,12 +334,18 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 				}
 				s.res.States++
 				s.res.Depth = max(s.res.Depth, depth+1)
-				switch {
-				case r.inv != nil:
+				if r.inv != nil {
 					s.violation(nidx, nil, r.inv)
-				case r.cut:
+					break
+				}
+				if len(s.scenarios.list) > 0 {
+					if s.scenariosAt(nidx, func(i int) scenarioEval { return c.scen[int(r.scOff)+i] }); s.stop {
+						return true, false, nil
+					}
+				}
+				if r.cut {
 					s.res.Cut++
-				default:
+				} else {
 					next.push(nidx, depth+1, st)
 				}
 			}
@@ -495,8 +503,14 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 	}
 	r.sOff = uint32(len(c.succ))
 	c.succ = append(c.succ, w.next...)
-	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 {
+	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 || len(mc.Def.Bounds) > 0 {
 		r.inv, r.cut = w.stateVerdict()
+	}
+	if r.inv == nil && len(w.p.s.scenarios.list) > 0 {
+		r.scOff = uint32(len(c.scen))
+		for i := range mc.Def.Scenarios {
+			c.scen = append(c.scen, mc.evalScenario(&mc.Def.Scenarios[i]))
+		}
 	}
 	return true
 }

@@ -69,6 +69,11 @@ func gridModel(kind string) *cmc.Model {
 		}
 	case "deadlock":
 		m.DeadlockIsError()
+	case "bound":
+		m.Bound(cmc.TypeName[axis](), "N", 12)
+	case "scenario":
+		m.Sometimes("corner", func() bool { return x.N >= 12 && y.N >= 12 && z.N >= 3 }, func() int { return x.N + y.N + z.N })
+		m.Sometimes("never", func() bool { return x.N > n+1 }, func() int { return x.N - y.N })
 	case "constraint":
 		m.Constraint("x+y", func() bool { return x.N+y.N <= 20 })
 	case "step":
@@ -117,6 +122,16 @@ func TestParallelSameResult(t *testing.T) {
 		{"grid, step invariant", grid("step"), off, true},
 		{"grid, deadlock", grid("deadlock"), off, true},
 		{"grid, constraint", grid("constraint"), off, true},
+		{"grid, bound", grid("bound"), off, true},
+		{"grid, scenarios", grid("scenario"), off, true},
+		{"grid, scenario as the goal", grid("scenario"), Options{SelfCheck: -1, Goal: "corner"}, true},
+		{"AODVChain nodes=4, scenario", func() *cmc.Model {
+			m, err := cmc.Build("AODVChain", map[string]string{"nodes": "4"})
+			if err != nil {
+				panic(err)
+			}
+			return m
+		}, off, true},
 		{"grid, state bound", grid("choose"), Options{SelfCheck: -1, MaxStates: 1500}, true},
 		{"grid, state bound, all", grid("all"), Options{SelfCheck: -1, MaxStates: 3000, All: true}, true},
 		{"grid, depth bound", grid("constraint"), Options{SelfCheck: -1, MaxDepth: 14}, true},

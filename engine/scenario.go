@@ -73,31 +73,48 @@ func (sc *scenarios) goalScenario() *cmc.Scenario {
 // sometimes evaluates the scenarios on the live state, stored at trail index idx. Reaching the
 // goal stops the search.
 func (s *search) sometimes(idx int32) {
+	s.scenariosAt(idx, func(i int) scenarioEval { return s.mc.evalScenario(&s.scenarios.list[i]) })
+}
+
+// A scenarioEval is what one scenario's functions said of one state.
+type scenarioEval struct {
+	reached  bool
+	progress int
+	fail     *Failure
+}
+
+// evalScenario runs a scenario's functions on the live state.
+func (mc *Machine) evalScenario(x *cmc.Scenario) (e scenarioEval) {
+	e.fail, _ = mc.Guard("scenario", x.Name, func() error {
+		e.reached = x.Reached()
+		if !e.reached && x.Progress != nil {
+			e.progress = x.Progress()
+		}
+		return nil
+	})
+	return e
+}
+
+// scenariosAt takes what eval says of each scenario not yet reached, for the state stored at
+// trail index idx: on the search's machine (sometimes), or as a parallel search's worker found it
+// on its own (parallel.go).
+func (s *search) scenariosAt(idx int32, eval func(i int) scenarioEval) {
 	sc := s.scenarios
 	for i := range sc.list {
 		if sc.reached[i] >= 0 {
 			continue
 		}
-		x := &sc.list[i]
-		var reached bool
-		progress := 0
-		fail, _ := s.mc.Guard("scenario", x.Name, func() error {
-			reached = x.Reached()
-			if !reached && x.Progress != nil {
-				progress = x.Progress()
-			}
-			return nil
-		})
+		e := eval(i)
 		switch {
-		case fail != nil:
-			s.violation(idx, nil, guideFailure(fail))
-		case reached:
+		case e.fail != nil:
+			s.violation(idx, nil, guideFailure(e.fail))
+		case e.reached:
 			sc.reached[i], sc.states[i] = idx, s.res.States
 			if i == sc.goal {
 				s.stop = true
 			}
-		case x.Progress != nil && (sc.bestAt[i] < 0 || progress > sc.best[i]):
-			sc.best[i], sc.bestAt[i] = progress, idx
+		case sc.list[i].Progress != nil && (sc.bestAt[i] < 0 || e.progress > sc.best[i]):
+			sc.best[i], sc.bestAt[i] = e.progress, idx
 		}
 	}
 }

@@ -98,9 +98,6 @@ func Check(ctx context.Context, m *cmc.Model, opts Options) (*Result, error) {
 	} else if s.sometimes(0); !s.stop {
 		switch opts.Search {
 		case "", "bfs":
-			if len(s.scenarios.list) > 0 {
-				s.opts.Workers = 1 // parallel.go's workers do not evaluate scenarios
-			}
 			err = s.bfs(start)
 		case "dfs":
 			err = s.dfs(start)
