@@ -2,7 +2,7 @@ package engine
 
 import "testing"
 
-// TestParseSite: the grammar the VS Code extension's parseSite follows too.
+// TestParseSite: the one reader of a site's "file:line" (the extension compares resolved paths only).
 func TestParseSite(t *testing.T) {
 	for in, want := range map[string]SourceLine{
 		"/a/b.go:12":   {"/a/b.go", 12},

@@ -38,6 +38,8 @@ func TestLaunchErrors(t *testing.T) {
 		{map[string]any{"trace": 1, "bookmark": "x"}, `give "trace" (open a stored trace) or "bookmark"`},
 		{map[string]any{"trace": 0}, `"trace" must be a whole number from 1 up, not 0`},
 		{map[string]any{"trace": 99, "db": db}, `launch: "trace": store: trace 99: not found`},
+		// What VS Code sends for "trace": "${input:traceId}": the digits are taken as the number.
+		{map[string]any{"trace": "99", "db": db}, `launch: "trace": store: trace 99: not found`},
 		{map[string]any{"program": dir, "db": db, "bookmark": "nope"}, `launch: "bookmark": store: bookmark "nope": not found; the bookmarks are: (none)`},
 		{map[string]any{"program": filepath.Join(dir, "missing"), "db": db}, `launch: "program"`},
 	} {

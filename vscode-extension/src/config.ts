@@ -1,11 +1,11 @@
-// Launch configurations of debug type cmc: the defaults that make F5 work without a launch.json,
-// and the checks that turn a mistyped attribute into a message instead of a confusing failure in
-// cmcdap. No vscode import here, so the rules are unit tested with node --test. Each attribute's
-// type and bounds come from launchAttrs.gen.ts, generated from the table cmcdap's own parser reads;
-// this file adds only what a table cannot say (defaults taken from the editor, paths, trace or
-// bookmark).
+// Launch configurations of debug type cmc: the defaults that make F5 work without a launch.json
+// (the active file's package, the workspace's trace database, paths taken from the folder). The
+// attributes themselves are checked in one place, cmcdap's launch parser
+// (internal/dap/launchconfig.go): a mistyped one fails the launch with its message, which VS Code
+// shows; package.json's schema, generated from the same table, underlines it in launch.json
+// first. No vscode import here, so the rules are unit tested with node --test.
 
-import { AttrRule, LaunchAttrs, launchAttrRules } from './launchAttrs.gen';
+import { LaunchAttrs } from './launchAttrs.gen';
 
 /**
  * A launch configuration: the attributes cmcdap reads (generated from its table in
@@ -26,47 +26,6 @@ export interface LaunchContext {
   folder?: string;
   /** The trace database to use when the configuration names none (see defaultDb). */
   db?: string;
-}
-
-export const searches = launchAttrRules.find((r) => r.name === 'search')!.values!;
-
-/**
- * checkAttr checks one attribute against its rule; it returns an error that says how to fix it. A
- * string holding a variable (`${input:traceId}`) is left to cmcdap: VS Code substitutes it later.
- */
-export function checkAttr(rule: AttrRule, v: unknown): string | undefined {
-  const k = rule.name;
-  if (v === undefined) return undefined;
-  switch (rule.kind) {
-    case 'string':
-      return typeof v === 'string' ? undefined : `cmc: "${k}" must be a string`;
-    case 'boolean':
-      return typeof v === 'boolean' ? undefined : `cmc: "${k}" must be true or false`;
-    case 'enum':
-      return typeof v === 'string' && rule.values!.includes(v) ? undefined : `cmc: "${k}" is "${String(v)}": use one of ${rule.values!.join(', ')}`;
-    case 'integer':
-    case 'number': {
-      if (typeof v === 'string' && v.includes('${')) return undefined;
-      const whole = rule.kind === 'integer';
-      if (typeof v !== 'number' || (whole && !Number.isInteger(v)) || Number.isNaN(v)) {
-        return `cmc: "${k}" must be ${whole ? 'a whole number' : 'a number'} (got ${JSON.stringify(v)})`;
-      }
-      const low = rule.kind === 'number' ? !(v > 0) : v < (rule.min ?? -Infinity);
-      if (low || v > (rule.max ?? Infinity)) {
-        const bounds = rule.max === undefined ? `${rule.min} or more` : `${rule.min} to ${rule.max}`;
-        return `cmc: "${k}" must be ${rule.want ?? `a whole number, ${bounds}`} (got ${JSON.stringify(v)})`;
-      }
-      return undefined;
-    }
-    case 'params':
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-        return `cmc: "${k}" must be an object of parameter names to values, e.g. {"nodes": 3}`;
-      }
-      for (const [p, x] of Object.entries(v)) {
-        if (!['string', 'number', 'boolean'].includes(typeof x)) return `cmc: parameter "${p}" must be a string, number or boolean`;
-      }
-      return undefined;
-  }
 }
 
 /** The directory of a Go file, or undefined for any other file. */
@@ -90,9 +49,9 @@ export function checkThisPackage(ctx: LaunchContext): LaunchConfig {
 export type Resolved = { config: LaunchConfig } | { error: string };
 
 /**
- * resolveLaunch fills in what a launch needs and checks the rest. An empty configuration (F5
- * with no launch.json) becomes "Check this package"; a configuration without a program checks
- * the active Go file's package, unless it opens a stored trace. Errors say how to fix them.
+ * resolveLaunch fills in what a launch needs. An empty configuration (F5 with no launch.json)
+ * becomes "Check this package"; a configuration without a program checks the active Go file's
+ * package, unless it opens a stored trace. The attributes' values are cmcdap's to check.
  */
 export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved {
   if (!input.type && !input.request && !input.name) {
@@ -109,14 +68,7 @@ export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved
       return { error: 'cmc: no package to check: open a Go file of the package, or set "program" in launch.json' };
     }
   }
-  for (const rule of launchAttrRules) {
-    const error = checkAttr(rule, config[rule.name]);
-    if (error) return { error };
-  }
   if (config.model === '') delete config.model;
-  if (config.trace !== undefined && config.bookmark !== undefined) {
-    return { error: 'cmc: give "trace" (open a stored trace) or "bookmark" (re-check from a bookmark), not both' };
-  }
   if (config.db === undefined && ctx.db) config.db = ctx.db;
   if (ctx.folder) {
     for (const k of ['program', 'db', 'cwd'] as const) {

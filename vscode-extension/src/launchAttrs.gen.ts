@@ -49,38 +49,3 @@ export interface LaunchAttrs {
   noDebug?: boolean;
 }
 
-/** How one attribute is checked: config.ts checks every attribute with this table. */
-export interface AttrRule {
-  name: keyof LaunchAttrs;
-  kind: 'string' | 'boolean' | 'integer' | 'number' | 'enum' | 'params';
-  min?: number;
-  max?: number;
-  values?: readonly string[];
-  /** What the value must be, in words, when it is out of bounds. */
-  want?: string;
-}
-
-export const launchAttrRules: readonly AttrRule[] = [
-  { name: 'program', kind: 'string' },
-  { name: 'model', kind: 'string' },
-  { name: 'params', kind: 'params' },
-  { name: 'search', kind: 'enum', values: ['bfs', 'dfs', 'random', 'best', 'deepen', 'swarm'] },
-  { name: 'goal', kind: 'string' },
-  { name: 'maxDepth', kind: 'integer', min: 0, max: 2147483647 },
-  { name: 'maxStates', kind: 'integer', min: 0 },
-  { name: 'steps', kind: 'integer', min: 1, max: 2147483647 },
-  { name: 'seed', kind: 'integer', min: 0 },
-  { name: 'deadline', kind: 'number', want: 'seconds a transition may run: a number above 0' },
-  { name: 'selfCheck', kind: 'integer', min: -1, want: 'how many transitions to self-check: a whole number, 0 for none, -1 for every one' },
-  { name: 'coverage', kind: 'boolean' },
-  { name: 'coverPackages', kind: 'string' },
-  { name: 'stepInto', kind: 'enum', values: ['code', 'choices'] },
-  { name: 'goDebugger', kind: 'string' },
-  { name: 'token', kind: 'string' },
-  { name: 'db', kind: 'string' },
-  { name: 'stopOnEntry', kind: 'boolean' },
-  { name: 'trace', kind: 'integer', min: 1, want: 'a stored trace id, 1 or more: see the CMC Traces view or `cmcdap traces`' },
-  { name: 'bookmark', kind: 'string' },
-  { name: 'cwd', kind: 'string' },
-  { name: 'noDebug', kind: 'boolean' },
-];

@@ -44,26 +44,9 @@ test('the configuration\'s own db wins over the default', () => {
   assert.ok('config' in r && r.config.db === '/d.db');
 });
 
-test('bad attributes are refused with a fix', () => {
-  const bad: Array<[Record<string, unknown>, RegExp]> = [
-    [{ search: 'bfz' }, /"search" is "bfz": use one of bfs, dfs, random/],
-    [{ maxDepth: -1 }, /"maxDepth" must be a whole number/],
-    [{ steps: 1.5 }, /"steps" must be a whole number/],
-    [{ trace: '7' }, /"trace" must be a whole number/],
-    [{ trace: 0 }, /stored trace id, 1 or more/],
-    [{ trace: 2, bookmark: 'b' }, /not both/],
-    [{ params: [1] }, /"params" must be an object/],
-    [{ params: { nodes: [3] } }, /parameter "nodes" must be/],
-    [{ stopOnEntry: 'yes' }, /true or false/],
-    [{ program: 3 }, /"program" must be a string/],
-    [{ deadline: 0 }, /"deadline"/],
-    [{ request: 'attach' }, /use "launch"/],
-  ];
-  for (const [attrs, want] of bad) {
-    const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...attrs }, ctx);
-    assert.ok('error' in r, JSON.stringify(attrs));
-    assert.match(r.error, want);
-  }
+test('a launch other than launch is refused', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'attach', name: 'x', program: '/p' }, ctx);
+  assert.ok('error' in r && /use "launch"/.test(r.error));
 });
 
 test('good attributes pass unchanged', () => {
@@ -122,23 +105,14 @@ test('the models listing must be a list of names', () => {
   assert.throws(() => modelNames([1]), /want a list of model names/);
 });
 
-test('every attribute is checked with the rules generated from cmcdap\'s table', () => {
-  const bad: Array<[Record<string, unknown>, RegExp]> = [
-    [{ selfCheck: -2 }, /"selfCheck" must be how many transitions to self-check: a whole number, 0 for none, -1 for every one \(got -2\)/],
-    [{ selfCheck: 1.5 }, /"selfCheck" must be a whole number/],
-    [{ maxDepth: 2147483648 }, /"maxDepth" must be a whole number, 0 to 2147483647/],
-    [{ token: 7 }, /"token" must be a string/],
-    [{ noDebug: 'no' }, /"noDebug" must be true or false/],
-  ];
-  for (const [attrs, want] of bad) {
+test('attribute values are left to cmcdap, the one place that checks them', () => {
+  // After VS Code substitutes ${input:traceId} the value is a string of digits, which cmcdap takes
+  // (internal/dap launchconfig.go); a wrong value is cmcdap's to refuse, with its own message.
+  const values: Array<Record<string, unknown>> = [{ trace: '7' }, { maxStates: '100' }, { trace: '${input:traceId}' }, { search: 'bfz' }, { maxDepth: -1 }, { trace: 2, bookmark: 'b' }];
+  for (const attrs of values) {
     const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...attrs }, ctx);
-    assert.ok('error' in r, JSON.stringify(attrs));
-    assert.match(r.error, want);
-  }
-  const goods: Array<Record<string, unknown>> = [{ selfCheck: -1 }, { selfCheck: 0 }, { trace: '${input:traceId}' }];
-  for (const good of goods) {
-    const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', ...good }, ctx);
-    assert.ok('config' in r, JSON.stringify(good));
+    assert.ok('config' in r, JSON.stringify(attrs));
+    for (const [k, v] of Object.entries(attrs)) assert.deepEqual(r.config[k], v, k);
   }
 });
 

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { launchAttrRules } from '../src/launchAttrs.gen';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
 const dbg = pkg.contributes.debuggers[0];
@@ -50,10 +49,8 @@ test('packaging needs: exact pins, @types/vscode within engines, repository', ()
   assert.ok(fs.existsSync(path.join(__dirname, '..', '..', 'LICENSE')));
 });
 
-test('the launch schema and the checks come from one table', () => {
+test('the launch schema comes from cmcdap\'s table', () => {
   const attrs = dbg.configurationAttributes.launch.properties;
-  const inEditor = launchAttrRules.map((r) => r.name).filter((n) => n !== 'token' && n !== 'noDebug');
-  assert.deepEqual(Object.keys(attrs), inEditor);
   assert.equal(attrs.selfCheck.minimum, -1);
   assert.equal(attrs.selfCheck.default, 2000);
 });
