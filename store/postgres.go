@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -68,7 +69,7 @@ func openPostgres(target string, readOnly bool) (*Store, error) {
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, connectError(shown, cfg.Password, err)
+		return nil, connectError(shown, cfg.Password, cfg.ConnectTimeout, err)
 	}
 	s := &Store{db: db, path: shown, d: postgresDialect{}, heads: map[int64]*traceHead{}}
 	if readOnly {
@@ -84,11 +85,7 @@ func openPostgres(target string, readOnly bool) (*Store, error) {
 }
 
 // connectError says in one line why the server at shown would not let us in, and what to do.
-func connectError(shown, password string, err error) error {
-	msg := oneLine(err)
-	if len(password) >= 3 { // pgx does not print it; this makes sure
-		msg = strings.ReplaceAll(msg, password, "xxxxx")
-	}
+func connectError(shown, password string, timeout time.Duration, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -97,6 +94,18 @@ func connectError(shown, password string, err error) error {
 		case "3D000": // invalid_catalog_name
 			return fmt.Errorf("store: cannot open %s: %s; create it first (createdb)", shown, pe.Message)
 		}
+	}
+	// pgx tells of every address and TLS mode it tried; the first network error says it all.
+	var ne *net.OpError
+	msg := oneLine(err)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		msg = fmt.Sprintf("no answer within %s (connect_timeout)", timeout)
+	case errors.As(err, &ne):
+		msg = ne.Error()
+	}
+	if len(password) >= 3 { // pgx does not print it; this makes sure
+		msg = strings.ReplaceAll(msg, password, "xxxxx")
 	}
 	return fmt.Errorf("store: cannot reach %s: %s; is PostgreSQL running there?", shown, msg)
 }
