@@ -23,11 +23,12 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,9 +42,11 @@ type Server struct {
 	User     string // a superuser
 	Password string
 
-	dir   string   // the temporary directory: data, socket, log
-	bin   string   // the directory of initdb and pg_ctl
-	asRun []string // the command prefix that runs them as an unprivileged user, when we are root
+	dir    string              // the temporary directory: data, socket, log
+	bin    string              // the directory of initdb and postgres
+	cred   *syscall.Credential // the unprivileged user they run as, when we are root
+	exited chan struct{}       // closed when the server has exited
+	proc   *os.Process
 }
 
 var (
@@ -109,7 +112,7 @@ func required() bool {
 	return os.Getenv("CI") != "" || os.Getenv("CMC_REQUIRE_POSTGRES") == "1"
 }
 
-// bin finds initdb and pg_ctl: Debian's newest /usr/lib/postgresql/*/bin, else PATH.
+// bin finds initdb and postgres: Debian's newest /usr/lib/postgresql/*/bin, else PATH.
 func bin() (string, error) {
 	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	slices.SortFunc(found, func(a, b string) int { return version(a) - version(b) })
@@ -118,7 +121,7 @@ func bin() (string, error) {
 	}
 	p, err := exec.LookPath("initdb")
 	if err != nil {
-		return "", errors.New("no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or PATH: install Debian's postgresql package")
+		return "", errors.New("no PostgreSQL server binaries (initdb, postgres) in /usr/lib/postgresql/*/bin or PATH: install Debian's postgresql package")
 	}
 	return filepath.Dir(p), nil
 }
@@ -155,29 +158,31 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	// initdb and the server refuse to run as root (CI and this project's machines run tests
-	// as root): then they run as Debian's postgres user, which must own the directory.
+	// as root): then they run as Debian's postgres user, which must own the directory. The
+	// child process takes the user's ids itself (as runuser would, without its extra process).
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			return nil, fmt.Errorf("running as root, and initdb refuses root: it needs the unprivileged user postgres (Debian's postgresql package creates it): %w", err)
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
+		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		err = filepath.Walk(s.dir, func(p string, _ os.FileInfo, err error) error {
 			if err != nil {
 				return err
 			}
-			return os.Chown(p, uid, gid)
+			return os.Chown(p, int(uid), int(gid))
 		})
 		if err != nil {
 			return nil, err
 		}
-		s.asRun = []string{"runuser", "-u", "postgres", "--"}
 	}
 	data := filepath.Join(s.dir, "data")
-	if err := s.run("initdb", "-D", data, "-U", s.User, "--pwfile", pwfile, "--auth-host", "scram-sha-256",
-		"--auth-local", "scram-sha-256", "--no-locale", "-E", "UTF8", "--no-sync"); err != nil {
-		return nil, err
+	initdb := s.command("initdb", "-D", data, "-U", s.User, "--pwfile", pwfile, "--auth-host", "scram-sha-256",
+		"--auth-local", "scram-sha-256", "--no-locale", "-E", "UTF8", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", initdb, err, out)
 	}
 	os.Remove(pwfile)
 	// The port is free when we look; another process could take it before the server does,
@@ -186,10 +191,7 @@ func start() (*Server, error) {
 		if s.Port, err = freePort(); err != nil {
 			return nil, err
 		}
-		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
-			s.Port, filepath.Join(s.dir, "sock"))
-		err = s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "120", "-o", opts, "start")
-		if err == nil || try == 2 {
+		if err = s.serve(data); err == nil || try == 2 {
 			break
 		}
 	}
@@ -200,30 +202,78 @@ func start() (*Server, error) {
 	return s, nil
 }
 
-// run runs one of the server's programs, as the unprivileged user when we are root.
-func (s *Server) run(name string, args ...string) error {
-	argv := append(append(slices.Clone(s.asRun), filepath.Join(s.bin, name)), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
+// command is one of the server's programs, run as the unprivileged user when we are root.
+func (s *Server) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Dir = s.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
-		return fmt.Errorf("%s: %v\n%s\n%s", strings.Join(argv, " "), err, out, log)
-	}
-	return nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	return cmd
 }
 
-// stop stops the server, without waiting for clients (the tests are done), and removes its
-// directory.
+// serve starts the server as a child of the test binary that dies with it: a test binary
+// killed (a timeout, ^C) leaves no server behind. The parent-death signal is SIGQUIT, the
+// server's immediate shutdown. Linux sends it when the thread that started the child ends, so
+// that thread stays locked to the goroutine that waits for the server.
+func (s *Server) serve(data string) error {
+	log, err := os.Create(filepath.Join(s.dir, "log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := s.command("postgres", "-D", data, "-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(s.Port),
+		"-k", filepath.Join(s.dir, "sock"), "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	cmd.Stdout, cmd.Stderr = log, log
+	started := make(chan error, 1)
+	s.exited = make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the server's wait
+		if err := cmd.Start(); err != nil {
+			started <- err
+			close(s.exited)
+			return
+		}
+		s.proc = cmd.Process
+		started <- nil
+		cmd.Wait()
+		close(s.exited)
+	}()
+	if err := <-started; err != nil {
+		return err
+	}
+	// Ready when it lets us in; it may also fail to start (the port taken after all).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		conn, err := pgx.Connect(ctx, s.URL("postgres"))
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		select {
+		case <-s.exited:
+			out, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+			return fmt.Errorf("%s exited: %s", cmd, out)
+		case <-ctx.Done():
+			s.proc.Signal(syscall.SIGQUIT)
+			<-s.exited
+			return fmt.Errorf("%s: not ready: %v", cmd, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop stops the server (a fast shutdown: the tests are done) and removes its directory.
 func (s *Server) stop() error {
-	var err error
-	if _, statErr := os.Stat(filepath.Join(s.dir, "data", "postmaster.pid")); statErr == nil {
-		err = s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "immediate", "-w", "stop")
+	if s.proc != nil {
+		select {
+		case <-s.exited:
+		default:
+			s.proc.Signal(syscall.SIGINT)
+			<-s.exited
+		}
 	}
-	if rmErr := os.RemoveAll(s.dir); err == nil {
-		err = rmErr
-	}
-	return err
+	return os.RemoveAll(s.dir)
 }
 
 func freePort() (int, error) {
