@@ -84,6 +84,12 @@ test('the default database is at the module root', () => {
   assert.equal(defaultDb('/w', '', () => undefined), '/w/.cmc/traces.db');
   assert.equal(defaultDb('/w', 'x/t.db', () => '/m'), '/w/x/t.db');
   assert.equal(defaultDb('/w', '/abs/t.db', () => '/m'), '/abs/t.db');
+  assert.equal(defaultDb('/w', 'postgres://cmc@db:5432/cmc', () => '/m'), 'postgres://cmc@db:5432/cmc');
+});
+
+test('a PostgreSQL URL is the database as given, not a path in the folder', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', db: 'postgresql://cmc@127.0.0.1/cmc' }, { folder: '/w' });
+  assert.ok('config' in r && r.config.db === 'postgresql://cmc@127.0.0.1/cmc');
 });
 
 test('a launch without a model: the only one, a pick among several, or cmcdap says why', async () => {
