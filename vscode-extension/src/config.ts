@@ -236,6 +236,25 @@ export function isDatabaseURL(db: string): boolean {
   return db.startsWith('postgres://') || db.startsWith('postgresql://');
 }
 
+/** withoutPassword is s as it may be shown: a database URL loses its password, as cmcdap shows it. */
+export function withoutPassword(s: string): string {
+  if (!isDatabaseURL(s)) return s;
+  try {
+    const u = new URL(s);
+    u.password = '';
+    u.searchParams.delete('password');
+    u.searchParams.delete('sslpassword');
+    return u.toString();
+  } catch {
+    return s.slice(0, s.indexOf('://') + 3) + '(a URL that does not parse)';
+  }
+}
+
+/** hasDatabase: there is a database to list (a URL is not a file, and is asked as it is). */
+export function hasDatabase(db: string | undefined, exists: (file: string) => boolean): db is string {
+  return !!db && (isDatabaseURL(db) || exists(db));
+}
+
 /**
  * defaultDb is the trace database the editor uses when launch.json names none: the cmc.db
  * setting, else .cmc/traces.db at the root of the Go module holding the folder (where `cmcdap
