@@ -48,7 +48,7 @@ func TestPostgresMigratesEmptyDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	var app, ver int64
-	if err := s.db.QueryRow("SELECT application, version FROM " + pgSchemaTable).Scan(&app, &ver); err != nil {
+	if err := s.db.QueryRow("SELECT application, version FROM "+pgSchemaTable).Scan(&app, &ver); err != nil {
 		t.Fatal(err)
 	}
 	if app != applicationID || ver != int64(SchemaVersion()) {
