@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
@@ -57,5 +58,32 @@ func TestTracesPostgresUnreachable(t *testing.T) {
 	want := "cmcdap traces: store: cannot reach postgres://cmc@127.0.0.1:1/cmc: "
 	if code != 2 || out != "" || !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 || strings.Contains(errs, "s3cret") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line starting %q", code, out, errs, want)
+	}
+}
+
+// serve opens a PostgreSQL database as it opens a file, and names it without the password.
+func TestServePostgres(t *testing.T) {
+	db := pgtest.DB(t)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int)
+	go func() { done <- serveCommand(ctx, []string{"-db", db, "-pkg", ""}, out, out) }()
+	for !strings.Contains(out.String(), "?token=") {
+		select {
+		case code := <-done:
+			t.Fatalf("serve ended with %d: %s", code, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+	if want := "cmcdap serve: views of " + store.Printable(db) + " at "; !strings.Contains(out.String(), want) ||
+		strings.Contains(out.String(), pgtest.Start(t).Password) {
+		t.Errorf("serve printed %q; want %q... and no password", out.String(), want)
 	}
 }
