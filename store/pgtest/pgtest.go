@@ -123,6 +123,9 @@ func bin() (string, error) {
 	if err != nil {
 		return "", errors.New("no PostgreSQL server binaries (initdb, postgres) in /usr/lib/postgresql/*/bin or PATH: install Debian's postgresql package")
 	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real // a link in PATH to Debian's directory, where postgres is too
+	}
 	return filepath.Dir(p), nil
 }
 
