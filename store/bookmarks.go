@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"modernc.org/sqlite"
 )
 
 // A Bookmark names a state of a trace: the state after step Step (0: the initial state).
@@ -21,9 +19,6 @@ type Bookmark struct {
 	Created time.Time `json:"created"`
 }
 
-// sqliteConstraintUnique is SQLITE_CONSTRAINT_UNIQUE, the extended code of a UNIQUE violation.
-const sqliteConstraintUnique = 2067
-
 // AddBookmark stores b (its Created zero: now) and returns its id. The name must be new
 // (ErrNameTaken otherwise), the trace must exist and the step be one of its states.
 func (s *Store) AddBookmark(b Bookmark) (int64, error) {
@@ -34,7 +29,7 @@ func (s *Store) AddBookmark(b Bookmark) (int64, error) {
 		b.Created = time.Now()
 	}
 	var id int64
-	err := s.inTx(context.Background(), "add bookmark "+b.Name, func(tx *sql.Tx) error {
+	err := s.inTx(context.Background(), "add bookmark "+b.Name, func(tx writeTx) error {
 		var length int
 		err := tx.QueryRow(`SELECT length FROM traces WHERE id = ?`, b.Trace).Scan(&length)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -46,21 +41,19 @@ func (s *Store) AddBookmark(b Bookmark) (int64, error) {
 		if b.Step < 0 || b.Step > length {
 			return fmt.Errorf("store: add bookmark %q: trace %d has states 0 to %d, not %d", b.Name, b.Trace, length, b.Step)
 		}
-		res, err := tx.Exec(`INSERT INTO bookmarks (trace_id, step, name, note, created_at) VALUES (?, ?, ?, ?, ?)`,
+		id, err = tx.insertID(`INSERT INTO bookmarks (trace_id, step, name, note, created_at) VALUES (?, ?, ?, ?, ?)`,
 			b.Trace, b.Step, b.Name, b.Note, formatTime(b.Created))
 		if err != nil {
-			return fmt.Errorf("store: add bookmark %q: %w", b.Name, nameTaken(err))
+			return fmt.Errorf("store: add bookmark %q: %w", b.Name, s.nameTaken(err))
 		}
-		id, err = res.LastInsertId()
-		return err
+		return nil
 	})
 	return id, err
 }
 
 // nameTaken turns a UNIQUE violation into ErrNameTaken.
-func nameTaken(err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code() == sqliteConstraintUnique {
+func (s *Store) nameTaken(err error) error {
+	if s.d.uniqueViolation(err) {
 		return ErrNameTaken
 	}
 	return err
@@ -81,7 +74,7 @@ func scanBookmark(sc scanner) (Bookmark, error) {
 
 // Bookmarks lists all bookmarks, oldest first.
 func (s *Store) Bookmarks() ([]Bookmark, error) {
-	rows, err := s.db.Query(`SELECT ` + bookmarkColumns + ` FROM bookmarks ORDER BY id`)
+	rows, err := s.query(`SELECT ` + bookmarkColumns + ` FROM bookmarks ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list bookmarks: %w", err)
 	}
@@ -102,7 +95,7 @@ func (s *Store) Bookmarks() ([]Bookmark, error) {
 
 // BookmarkByName returns the bookmark called name.
 func (s *Store) BookmarkByName(name string) (Bookmark, error) {
-	b, err := scanBookmark(s.db.QueryRow(`SELECT `+bookmarkColumns+` FROM bookmarks WHERE name = ?`, name))
+	b, err := scanBookmark(s.queryRow(`SELECT `+bookmarkColumns+` FROM bookmarks WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}
@@ -117,10 +110,10 @@ func (s *Store) RenameBookmark(old, name string) error {
 	if strings.TrimSpace(name) == "" {
 		return fmt.Errorf("store: rename bookmark %q: give a new name", old)
 	}
-	return s.inTx(context.Background(), "rename bookmark "+old, func(tx *sql.Tx) error {
+	return s.inTx(context.Background(), "rename bookmark "+old, func(tx writeTx) error {
 		res, err := tx.Exec(`UPDATE bookmarks SET name = ? WHERE name = ?`, name, old)
 		if err != nil {
-			return fmt.Errorf("store: rename bookmark %q to %q: %w", old, name, nameTaken(err))
+			return fmt.Errorf("store: rename bookmark %q to %q: %w", old, name, s.nameTaken(err))
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("store: rename bookmark %q: %w", old, ErrNotFound)
@@ -131,7 +124,7 @@ func (s *Store) RenameBookmark(old, name string) error {
 
 // DeleteBookmark deletes the bookmark called name.
 func (s *Store) DeleteBookmark(name string) error {
-	return s.inTx(context.Background(), "delete bookmark "+name, func(tx *sql.Tx) error {
+	return s.inTx(context.Background(), "delete bookmark "+name, func(tx writeTx) error {
 		res, err := tx.Exec(`DELETE FROM bookmarks WHERE name = ?`, name)
 		if err != nil {
 			return fmt.Errorf("store: delete bookmark %q: %w", name, err)

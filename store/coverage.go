@@ -34,7 +34,7 @@ type coverageDetail struct {
 }
 
 // addCoverage stores what res measured for run runID, in tx.
-func addCoverage(tx *sql.Tx, runID int64, res *engine.Result) error {
+func addCoverage(tx writeTx, runID int64, res *engine.Result) error {
 	c := res.Coverage
 	if c == nil {
 		c = &engine.Coverage{}
@@ -44,11 +44,12 @@ func addCoverage(tx *sql.Tx, runID int64, res *engine.Result) error {
 		return fmt.Errorf("store: add coverage of run %d: %w", runID, err)
 	}
 	if _, err := tx.Exec(`INSERT INTO run_coverage (run_id, measured, statements, covered, expanded, detail) VALUES (?, ?, ?, ?, ?, ?)`,
-		runID, res.Coverage != nil, c.Statements, c.Covered, res.Expanded, string(detail)); err != nil {
+		runID, flag(res.Coverage != nil), c.Statements, c.Covered, res.Expanded, string(detail)); err != nil {
 		return fmt.Errorf("store: add coverage of run %d: %w", runID, err)
 	}
 	for _, p := range c.Growth {
-		if _, err := tx.Exec(`INSERT OR REPLACE INTO coverage_growth (run_id, transitions, covered, lines) VALUES (?, ?, ?, ?)`,
+		if _, err := tx.Exec(`INSERT INTO coverage_growth (run_id, transitions, covered, lines) VALUES (?, ?, ?, ?)
+			ON CONFLICT (run_id, transitions) DO UPDATE SET covered = excluded.covered, lines = excluded.lines`,
 			runID, p.Transitions, p.Covered, p.Lines); err != nil {
 			return fmt.Errorf("store: add coverage growth of run %d: %w", runID, err)
 		}
@@ -62,14 +63,14 @@ func (s *Store) AddCoverage(runID int64, res *engine.Result) error {
 	if res.Coverage == nil && len(res.Events) == 0 {
 		return nil
 	}
-	return s.inTx(context.Background(), "add coverage", func(tx *sql.Tx) error { return addCoverage(tx, runID, res) })
+	return s.inTx(context.Background(), "add coverage", func(tx writeTx) error { return addCoverage(tx, runID, res) })
 }
 
 // Coverage returns what run id measured; ErrNotFound when it did not measure coverage.
 func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 	c := &RunCoverage{Run: id}
 	var detail string
-	err := s.db.QueryRow(`SELECT c.measured, c.statements, c.covered, c.expanded, c.detail, r.transitions
+	err := s.queryRow(`SELECT c.measured, c.statements, c.covered, c.expanded, c.detail, r.transitions
 		FROM run_coverage c JOIN runs r ON r.id = c.run_id WHERE c.run_id = ?`, id).
 		Scan(&c.Measured, &c.Coverage.Statements, &c.Coverage.Covered, &c.Expanded, &detail, &c.Transitions)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -86,7 +87,7 @@ func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 		return nil, fmt.Errorf("store: coverage of run %d: %w", id, err)
 	}
 	c.Coverage.Files, c.Coverage.Handlers, c.Events = d.Files, d.Handlers, d.Events
-	rows, err := s.db.Query(`SELECT transitions, covered, lines FROM coverage_growth WHERE run_id = ? ORDER BY transitions`, id)
+	rows, err := s.query(`SELECT transitions, covered, lines FROM coverage_growth WHERE run_id = ? ORDER BY transitions`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: coverage growth of run %d: %w", id, err)
 	}
@@ -108,7 +109,7 @@ func (s *Store) Coverage(id int64) (*RunCoverage, error) {
 // did.
 func (s *Store) LatestCoverage() (int64, error) {
 	var id int64
-	err := s.db.QueryRow(`SELECT run_id FROM run_coverage WHERE measured ORDER BY run_id DESC LIMIT 1`).Scan(&id)
+	err := s.queryRow(`SELECT run_id FROM run_coverage WHERE measured <> 0 ORDER BY run_id DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("store: no run measured coverage: %w (check with -cover, or the launch attribute coverage: true)", ErrNotFound)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/cmc-go/cmc/store/pgtest"
 )
 
 // crashEnv, when set to a database path, makes the test binary the crash test's writer.
@@ -20,7 +22,7 @@ func TestMain(m *testing.M) {
 		crashWriter(path)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // crashWriter stores traces until it is killed, printing each id once AddTrace has returned.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -26,13 +25,8 @@ type stepKey struct {
 	hash        int64
 }
 
-// querier of a transaction or the database.
-type rowsQuerier interface {
-	Query(query string, args ...any) (*sql.Rows, error)
-}
-
 // stepKeys reads the steps of trace id as stepKeys.
-func stepKeys(q rowsQuerier, id int64) ([]stepKey, error) {
+func stepKeys(q writeTx, id int64) ([]stepKey, error) {
 	rows, err := q.Query(`SELECT proc, event, hash FROM steps WHERE trace_id = ? ORDER BY n`, id)
 	if err != nil {
 		return nil, err
@@ -59,12 +53,12 @@ func traceStepKeys(t *engine.Trace) []stepKey {
 
 // sameTrace returns the oldest stored trace that is the same as t (see above), or 0. params is
 // t's parameters as the traces table keeps them.
-func sameTrace(tx *sql.Tx, t *engine.Trace, params any) (int64, error) {
+func sameTrace(tx writeTx, t *engine.Trace, params any) (int64, error) {
 	if t.Violation == nil {
 		return 0, nil
 	}
 	rows, err := tx.Query(`SELECT id FROM traces WHERE model = ? AND signature = ? AND length = ? AND init_hash = ?
-		AND params IS ? AND kind IS NOT NULL ORDER BY id`,
+		AND params IS NOT DISTINCT FROM ? AND kind IS NOT NULL ORDER BY id`,
 		t.Model, t.Violation.Signature, len(t.Steps), int64(t.InitHash), params)
 	if err != nil {
 		return 0, err
@@ -107,7 +101,7 @@ type Duplicate struct {
 // it (minimized ones).
 func (s *Store) PruneDuplicates() ([]Duplicate, error) {
 	var out []Duplicate
-	err := s.inTx(context.Background(), "prune duplicate traces", func(tx *sql.Tx) error {
+	err := s.inTx(context.Background(), "prune duplicate traces", func(tx writeTx) error {
 		rows, err := tx.Query(`SELECT id, model, coalesce(params, ''), signature, length, init_hash FROM traces
 			WHERE kind IS NOT NULL AND signature IS NOT NULL ORDER BY id`)
 		if err != nil {
@@ -176,7 +170,7 @@ func (s *Store) PruneDuplicates() ([]Duplicate, error) {
 }
 
 // mergeInto deletes trace dup after moving what refers to it to trace keep.
-func mergeInto(tx *sql.Tx, dup, keep int64) error {
+func mergeInto(tx writeTx, dup, keep int64) error {
 	for _, q := range []string{
 		`UPDATE bookmarks SET trace_id = ? WHERE trace_id = ?`,
 		`UPDATE traces SET derived_from = ? WHERE derived_from = ?`,

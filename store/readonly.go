@@ -17,7 +17,12 @@ import (
 // file beside it; where none exists and none can be made (a read-only directory), it is opened
 // as immutable, which is safe only because then no other process can be writing it either; so
 // is a file or directory whose mode lets no one write, even when the user is root.
+//
+// A postgres:// URL opens that database in read-only transactions.
 func OpenReadOnly(path string) (*Store, error) {
+	if IsURL(path) {
+		return openPostgres(path, true)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -49,16 +54,12 @@ func OpenReadOnly(path string) (*Store, error) {
 			}
 			continue
 		}
-		ver, err := schemaOf(ctx, db, path)
-		switch {
-		case err != nil:
+		s := &Store{db: db, path: path, d: sqliteDialect{}, heads: map[int64]*traceHead{}}
+		if err := s.checkVersion(ctx); err != nil {
 			db.Close()
 			return nil, err
-		case ver != len(migrations):
-			db.Close()
-			return nil, fmt.Errorf("store: open %s read-only: it has schema %d and this cmcdap reads %d: open it once where it can be written (e.g. cmcdap check -db %s) to upgrade it", path, ver, len(migrations), path)
 		}
-		return &Store{db: db, path: path, heads: map[int64]*traceHead{}}, nil
+		return s, nil
 	}
 	return nil, fmt.Errorf("store: open %s read-only: %w (%v)", path, ErrNotStore, firstErr)
 }

@@ -43,26 +43,25 @@ func (s *Store) AddRun(r Run) (int64, error) {
 		return 0, fmt.Errorf("store: add run: %w", err)
 	}
 	var id int64
-	err = s.inTx(context.Background(), "add run", func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO runs (model, package, params, settings, code, started_at, ended_at,
+	err = s.inTx(context.Background(), "add run", func(tx writeTx) error {
+		id, err = tx.insertID(`INSERT INTO runs (model, package, params, settings, code, started_at, ended_at,
 			states, transitions, depth, complete, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Model, r.Package, params, settings, r.Code, formatTime(r.Start), formatTime(r.End),
-			r.States, r.Transitions, r.Depth, r.Complete, r.Outcome)
+			r.States, r.Transitions, r.Depth, flag(r.Complete), r.Outcome)
 		if err != nil {
 			return fmt.Errorf("store: add run: %w", err)
 		}
-		id, err = res.LastInsertId()
-		return err
+		return nil
 	})
 	return id, err
 }
 
 // EndRun records how run r.ID ended: its end time, counts and outcome.
 func (s *Store) EndRun(r Run) error {
-	return s.inTx(context.Background(), "end run", func(tx *sql.Tx) error {
+	return s.inTx(context.Background(), "end run", func(tx writeTx) error {
 		res, err := tx.Exec(`UPDATE runs SET ended_at = ?, states = ?, transitions = ?, depth = ?, complete = ?,
 			outcome = ? WHERE id = ?`,
-			formatTime(r.End), r.States, r.Transitions, r.Depth, r.Complete, r.Outcome, r.ID)
+			formatTime(r.End), r.States, r.Transitions, r.Depth, flag(r.Complete), r.Outcome, r.ID)
 		if err != nil {
 			return fmt.Errorf("store: end run %d: %w", r.ID, err)
 		}
@@ -95,7 +94,7 @@ const runColumns = `id, model, package, params, settings, code, started_at, ende
 
 // Run returns run id.
 func (s *Store) Run(id int64) (Run, error) {
-	r, err := scanRun(s.db.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRun(s.queryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}
@@ -107,7 +106,7 @@ func (s *Store) Run(id int64) (Run, error) {
 
 // Runs lists all runs, oldest first.
 func (s *Store) Runs() ([]Run, error) {
-	rows, err := s.db.Query(`SELECT ` + runColumns + ` FROM runs ORDER BY id`)
+	rows, err := s.query(`SELECT ` + runColumns + ` FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list runs: %w", err)
 	}

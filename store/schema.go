@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -116,8 +115,8 @@ func SchemaVersion() int { return len(migrations) }
 // migrate brings the schema up to date in one write transaction, so two processes opening a
 // new database at once do not both create it, and a crash leaves the old version whole.
 func (s *Store) migrate(ctx context.Context) error {
-	return s.inTx(ctx, "open "+s.path, func(tx *sql.Tx) error {
-		ver, err := schemaOf(ctx, tx, s.path)
+	return s.inTx(ctx, "open "+s.path, func(t writeTx) error {
+		ver, err := s.d.version(ctx, t.tx, s.path)
 		if err != nil {
 			return err
 		}
@@ -125,17 +124,26 @@ func (s *Store) migrate(ctx context.Context) error {
 			return nil
 		}
 		for i := ver; i < len(migrations); i++ {
-			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			if _, err := t.tx.ExecContext(ctx, s.d.schema(migrations[i])); err != nil {
 				return fmt.Errorf("store: migrate %s to schema %d: %w", s.path, i+1, err)
 			}
 		}
-		// PRAGMA takes no parameters; both values are constants of this package.
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
-			return fmt.Errorf("store: migrate %s: %w", s.path, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		if err := s.d.setVersion(ctx, t.tx, len(migrations)); err != nil {
 			return fmt.Errorf("store: migrate %s: %w", s.path, err)
 		}
 		return nil
 	})
+}
+
+// checkVersion refuses a database whose schema is not the one this code reads, for a store
+// opened read-only, which cannot migrate it.
+func (s *Store) checkVersion(ctx context.Context) error {
+	ver, err := s.d.version(ctx, s.db, s.path)
+	if err != nil {
+		return err
+	}
+	if ver != len(migrations) {
+		return fmt.Errorf("store: open %s read-only: it has schema %d and this cmcdap reads %d: open it once where it can be written (e.g. cmcdap check -db %s) to upgrade it", s.path, ver, len(migrations), s.path)
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ func (s *Store) head(id int64) (*traceHead, error) {
 	}
 	var blob []byte
 	h = &traceHead{}
-	err := s.db.QueryRow(`SELECT length, strings FROM traces WHERE id = ?`, id).Scan(&h.length, &blob)
+	err := s.queryRow(`SELECT length, strings FROM traces WHERE id = ?`, id).Scan(&h.length, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store: trace %d: %w", id, ErrNotFound)
 	}
@@ -70,7 +70,7 @@ func (s *Store) Steps(id int64, from, to int) ([]engine.Step, error) {
 	if from < 1 || to > h.length {
 		return nil, fmt.Errorf("store: steps %d to %d of trace %d: %w (it has steps 1 to %d)", from, to, id, ErrNotFound, h.length)
 	}
-	rows, err := s.db.Query(`SELECT n, proc, event, hash, site, choices, labels, notes, changes FROM steps
+	rows, err := s.query(`SELECT n, proc, event, hash, site, choices, labels, notes, changes FROM steps
 		WHERE trace_id = ? AND n BETWEEN ? AND ? ORDER BY n`, id, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("store: steps of trace %d: %w", id, err)
@@ -130,7 +130,7 @@ func (s *Store) State(id int64, n int) ([]canon.Leaf, error) {
 	}
 	var at int
 	var blob []byte
-	err = s.db.QueryRow(`SELECT n, leaves FROM checkpoints WHERE trace_id = ? AND n <= ? ORDER BY n DESC LIMIT 1`,
+	err = s.queryRow(`SELECT n, leaves FROM checkpoints WHERE trace_id = ? AND n <= ? ORDER BY n DESC LIMIT 1`,
 		id, n).Scan(&at, &blob)
 	if err != nil {
 		return nil, fmt.Errorf("store: state %d of trace %d: checkpoint: %w", n, id, err)
@@ -142,7 +142,7 @@ func (s *Store) State(id int64, n int) ([]canon.Leaf, error) {
 	if at == n {
 		return leaves, nil
 	}
-	rows, err := s.db.Query(`SELECT n, changes FROM steps WHERE trace_id = ? AND n > ? AND n <= ? ORDER BY n`, id, at, n)
+	rows, err := s.query(`SELECT n, changes FROM steps WHERE trace_id = ? AND n > ? AND n <= ? ORDER BY n`, id, at, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: state %d of trace %d: %w", n, id, err)
 	}

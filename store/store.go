@@ -16,11 +16,14 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// A Store is an open trace database. It is safe for concurrent use, and several processes may
-// have the same file open: SQLite's WAL mode lets readers go on while one writer writes.
+// A Store is an open trace database: an SQLite file, or a PostgreSQL database named by a URL
+// (postgres.go). It is safe for concurrent use, and several processes may have the same
+// database open: SQLite's WAL mode lets readers go on while one writer writes, and PostgreSQL
+// is made for it.
 type Store struct {
 	db   *sql.DB
-	path string
+	path string // as it may be printed: a URL without its password
+	d    dialect
 
 	mu    sync.Mutex
 	heads map[int64]*traceHead // decoded string tables of recently read traces; traces never change
@@ -43,8 +46,13 @@ const sqliteMagic = "SQLite format 3\x00"
 
 // Open opens the trace database at path, creating it (and its directory) if needed and bringing
 // its schema up to date. It refuses, with an error that says why and changes nothing, a file
-// that is not a cmcdap trace database or that a newer cmcdap wrote.
+// that is not a cmcdap trace database or that a newer cmcdap wrote. A path that is a
+// postgres:// URL opens that PostgreSQL database instead (it must exist; the schema is
+// created in it).
 func Open(path string) (*Store, error) {
+	if IsURL(path) {
+		return openPostgres(path, false)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -59,7 +67,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, heads: map[int64]*traceHead{}}
+	s := &Store{db: db, path: path, d: sqliteDialect{}, heads: map[int64]*traceHead{}}
 	if err := s.setUp(); err != nil {
 		db.Close()
 		return nil, err
@@ -76,7 +84,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Path returns the path the store was opened with.
+// Path returns the path the store was opened with; for a URL, without its password.
 func (s *Store) Path() string { return s.path }
 
 // probe looks at an existing file before the pool opens it, because opening with the DSN
@@ -114,67 +122,8 @@ func probe(path, abs string) error {
 		return fmt.Errorf("store: open %s: %w (%v)", path, ErrNotStore, err)
 	}
 	defer conn.Close()
-	return identify(context.Background(), conn, path)
-}
-
-// querier is what identify needs: a connection or a transaction.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// identify checks that the database is ours (or new and empty) and not newer than this code,
-// and returns its schema version.
-func identify(ctx context.Context, q querier, path string) error {
-	_, err := schemaOf(ctx, q, path)
+	_, err = sqliteDialect{}.version(context.Background(), conn, path)
 	return err
-}
-
-func schemaOf(ctx context.Context, q querier, path string) (int, error) {
-	var app, ver int64
-	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
-		return 0, fmt.Errorf("store: open %s: %w (%v)", path, ErrNotStore, err)
-	}
-	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
-		return 0, fmt.Errorf("store: open %s: %w (%v)", path, ErrNotStore, err)
-	}
-	switch {
-	case app == applicationID && ver > int64(len(migrations)):
-		return 0, &newerSchemaError{path: path, have: int(ver), know: len(migrations)}
-	case app == applicationID:
-		return int(ver), nil
-	}
-	tables, err := tableNames(ctx, q)
-	if err != nil {
-		return 0, fmt.Errorf("store: open %s: %w (%v)", path, ErrNotStore, err)
-	}
-	switch {
-	case app == 0 && ver == 0 && len(tables) == 0:
-		return 0, nil // new and empty
-	case app != 0:
-		return 0, fmt.Errorf("store: open %s: %w (another program's: application id %#x)", path, ErrNotStore, app)
-	case len(tables) > 0:
-		return 0, fmt.Errorf("store: open %s: %w (another program's: it has tables %s)", path, ErrNotStore, strings.Join(tables, ", "))
-	default:
-		return 0, fmt.Errorf("store: open %s: %w (schema version %d but no tables)", path, ErrNotStore, ver)
-	}
-}
-
-func tableNames(ctx context.Context, q querier) ([]string, error) {
-	rows, err := q.QueryContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
 }
 
 // setUp checks that the pragmas took (a file system without shared memory, for one, cannot do
@@ -231,16 +180,20 @@ func orNull[T []byte | string](v T) any {
 
 // inTx runs f in a write transaction and commits it, or rolls back when f fails. f wraps its
 // own errors; those of beginning and committing are wrapped with what, as "store: WHAT: ...".
-func (s *Store) inTx(ctx context.Context, what string, f func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *Store) inTx(ctx context.Context, what string, f func(tx writeTx) error) error {
+	t, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
-	if err := f(tx); err != nil {
-		tx.Rollback()
+	if err := s.d.lockWrites(ctx, t); err != nil {
+		t.Rollback()
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	if err := f(writeTx{t, s.d}); err != nil {
+		t.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := t.Commit(); err != nil {
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
 	return nil

@@ -61,106 +61,112 @@ func richTrace() *engine.Trace {
 }
 
 func TestRoundTrip(t *testing.T) {
-	s, _ := openTemp(t)
-	found := time.Date(2025, 3, 1, 12, 30, 0, 123456789, time.FixedZone("X", 3600))
-	for _, tr := range []*engine.Trace{
-		richTrace(),
-		{Model: "empty"},
-		{Model: "walk", Init: []canon.Leaf{{Path: "a", Value: "1"}}, Steps: []engine.Step{{Proc: "p", Event: "e"}}},
-		newSynth(1).trace(300),
-	} {
-		id, err := s.AddTrace(0, tr, found)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, info, err := s.Trace(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(tr, got, cmpopts.EquateEmpty()); d != "" {
-			t.Errorf("trace %s (-stored +read):\n%s", tr.Model, d)
-		}
-		if info.Length != len(tr.Steps) || !info.Found.Equal(found) || info.Model != tr.Model {
-			t.Errorf("info %+v", info)
-		}
-		if (tr.Violation == nil) != (got.Violation == nil) {
-			t.Errorf("violation %v read as %v", tr.Violation, got.Violation)
-		}
-		for _, n := range []int{1, len(tr.Steps)} {
-			if n < 1 || n > len(tr.Steps) {
-				continue
-			}
-			st, err := s.StepAt(id, n)
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		found := time.Date(2025, 3, 1, 12, 30, 0, 123456789, time.FixedZone("X", 3600))
+		for _, tr := range []*engine.Trace{
+			richTrace(),
+			{Model: "empty"},
+			{Model: "walk", Init: []canon.Leaf{{Path: "a", Value: "1"}}, Steps: []engine.Step{{Proc: "p", Event: "e"}}},
+			newSynth(1).trace(300),
+		} {
+			id, err := s.AddTrace(0, tr, found)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tr.Steps[n-1], st, cmpopts.EquateEmpty()); d != "" {
-				t.Errorf("step %d:\n%s", n, d)
+			got, info, err := s.Trace(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tr, got, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("trace %s (-stored +read):\n%s", tr.Model, d)
+			}
+			if info.Length != len(tr.Steps) || !info.Found.Equal(found) || info.Model != tr.Model {
+				t.Errorf("info %+v", info)
+			}
+			if (tr.Violation == nil) != (got.Violation == nil) {
+				t.Errorf("violation %v read as %v", tr.Violation, got.Violation)
+			}
+			for _, n := range []int{1, len(tr.Steps)} {
+				if n < 1 || n > len(tr.Steps) {
+					continue
+				}
+				st, err := s.StepAt(id, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(tr.Steps[n-1], st, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("step %d:\n%s", n, d)
+				}
+			}
+			if err := complete(s, id); err != nil {
+				t.Error(err)
 			}
 		}
-		if err := complete(s, id); err != nil {
-			t.Error(err)
-		}
-	}
+	})
 }
 
 func TestStepErrors(t *testing.T) {
-	s, _ := openTemp(t)
-	id, err := s.AddTrace(0, newSynth(2).trace(10), time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{0, 11, -1} {
-		if _, err := s.StepAt(id, n); !errors.Is(err, ErrNotFound) {
-			t.Errorf("StepAt(%d): %v, want ErrNotFound", n, err)
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		id, err := s.AddTrace(0, newSynth(2).trace(10), time.Time{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := s.State(id, 11); !errors.Is(err, ErrNotFound) {
-		t.Errorf("State(11): %v", err)
-	}
-	if _, err := s.StepAt(id+1, 1); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "trace") {
-		t.Errorf("StepAt of a missing trace: %v", err)
-	}
-	if _, _, err := s.Trace(id + 1); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Trace of a missing trace: %v", err)
-	}
+		for _, n := range []int{0, 11, -1} {
+			if _, err := s.StepAt(id, n); !errors.Is(err, ErrNotFound) {
+				t.Errorf("StepAt(%d): %v, want ErrNotFound", n, err)
+			}
+		}
+		if _, err := s.State(id, 11); !errors.Is(err, ErrNotFound) {
+			t.Errorf("State(11): %v", err)
+		}
+		if _, err := s.StepAt(id+1, 1); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "trace") {
+			t.Errorf("StepAt of a missing trace: %v", err)
+		}
+		if _, _, err := s.Trace(id + 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Trace of a missing trace: %v", err)
+		}
+	})
 }
 
 // TestStateIsFold checks State(n) against the fold of every diff from the initial state, for
 // random n, and the fold against the true states the diffs were made from.
 func TestStateIsFold(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	s, _ := openTemp(t)
-	y := newSynth(seed)
-	tr := y.trace(1000)
-	truth := y.leaves
-	id, err := s.AddTrace(0, tr, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := []int{0, 1, 63, 64, 65, 999, 1000}
-	for range 40 {
-		ns = append(ns, rng.IntN(1001))
-	}
-	for _, n := range ns {
-		want := tr.Init
-		for _, st := range tr.Steps[:n] {
-			want = Apply(want, st.Changes)
-		}
-		got, err := s.State(id, n)
+	eachBackend(t, func(t *testing.T, open opener) {
+		seed := rand.Uint64()
+		t.Logf("seed %d", seed)
+		rng := rand.New(rand.NewPCG(seed, 1))
+		s, _ := open(t)
+		y := newSynth(seed)
+		tr := y.trace(1000)
+		truth := y.leaves
+		id, err := s.AddTrace(0, tr, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-			t.Fatalf("State(%d) is not the fold of its diffs:\n%s", n, d)
+		ns := []int{0, 1, 63, 64, 65, 999, 1000}
+		for range 40 {
+			ns = append(ns, rng.IntN(1001))
 		}
-	}
-	last, _ := s.State(id, 1000)
-	if d := cmp.Diff(truth, last, cmpopts.SortSlices(func(a, b canon.Leaf) bool { return a.Path < b.Path })); d != "" {
-		t.Fatalf("the fold differs from the true final state:\n%s", d)
-	}
+		for _, n := range ns {
+			want := tr.Init
+			for _, st := range tr.Steps[:n] {
+				want = Apply(want, st.Changes)
+			}
+			got, err := s.State(id, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+				t.Fatalf("State(%d) is not the fold of its diffs:\n%s", n, d)
+			}
+		}
+		last, _ := s.State(id, 1000)
+		if d := cmp.Diff(truth, last, cmpopts.SortSlices(func(a, b canon.Leaf) bool { return a.Path < b.Path })); d != "" {
+			t.Fatalf("the fold differs from the true final state:\n%s", d)
+		}
+	})
 }
 
 func TestApplyPlacesAddedLeaves(t *testing.T) {
@@ -221,130 +227,134 @@ func TestComparePaths(t *testing.T) {
 }
 
 func TestRunsAndSignatures(t *testing.T) {
-	s, _ := openTemp(t)
-	start := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
-	r := Run{Model: "aodv", Package: "example.com/aodv", Params: map[string]string{"nodes": "3"},
-		Settings: []byte(`{"search":"bfs","depth":12}`), Code: "sha256:abc", Start: start}
-	id, err := s.AddRun(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ID, r.End, r.States, r.Transitions, r.Depth, r.Complete, r.Outcome = id, start.Add(time.Minute), 100, 250, 7, true, "violation"
-	if err := s.EndRun(r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Run(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(r, got); d != "" {
-		t.Errorf("run:\n%s", d)
-	}
-	if err := s.EndRun(Run{ID: 99}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("EndRun of a missing run: %v", err)
-	}
-	if _, err := s.AddRun(Run{Model: "m", Settings: []byte("{")}); err == nil {
-		t.Error("AddRun took invalid JSON settings")
-	}
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		start := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
+		r := Run{Model: "aodv", Package: "example.com/aodv", Params: map[string]string{"nodes": "3"},
+			Settings: []byte(`{"search":"bfs","depth":12}`), Code: "sha256:abc", Start: start}
+		id, err := s.AddRun(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ID, r.End, r.States, r.Transitions, r.Depth, r.Complete, r.Outcome = id, start.Add(time.Minute), 100, 250, 7, true, "violation"
+		if err := s.EndRun(r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Run(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(r, got); d != "" {
+			t.Errorf("run:\n%s", d)
+		}
+		if err := s.EndRun(Run{ID: 99}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("EndRun of a missing run: %v", err)
+		}
+		if _, err := s.AddRun(Run{Model: "m", Settings: []byte("{")}); err == nil {
+			t.Error("AddRun took invalid JSON settings")
+		}
 
-	loop := newSynth(3).trace(5)
-	other := newSynth(4).trace(5)
-	other.Violation = engine.NewViolation("deadlock", "", "no event enabled", "")
-	first, _ := s.AddTrace(id, loop, time.Time{})
-	s.AddTrace(id, other, time.Time{})
-	// The same violation along another path: a trace of its own that shares the signature.
-	detour := *loop
-	detour.Steps = slices.Clone(loop.Steps)
-	detour.Steps[len(detour.Steps)-1].Hash++
-	again, _ := s.AddTrace(0, &detour, time.Time{})
-	walk := newSynth(5).trace(3)
-	walk.Violation = nil
-	w, _ := s.AddTrace(0, walk, time.Time{})
+		loop := newSynth(3).trace(5)
+		other := newSynth(4).trace(5)
+		other.Violation = engine.NewViolation("deadlock", "", "no event enabled", "")
+		first, _ := s.AddTrace(id, loop, time.Time{})
+		s.AddTrace(id, other, time.Time{})
+		// The same violation along another path: a trace of its own that shares the signature.
+		detour := *loop
+		detour.Steps = slices.Clone(loop.Steps)
+		detour.Steps[len(detour.Steps)-1].Hash++
+		again, _ := s.AddTrace(0, &detour, time.Time{})
+		walk := newSynth(5).trace(3)
+		walk.Violation = nil
+		w, _ := s.AddTrace(0, walk, time.Time{})
 
-	ti, err := s.TraceInfo(again)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ti.Seen != 2 || ti.FirstSeen != first || ti.Signature != "invariant:noloop" || ti.Run != 0 {
-		t.Errorf("the same violation again: %+v", ti)
-	}
-	same, err := s.Traces(TraceQuery{Model: "aodv", Signature: "invariant:noloop"})
-	if err != nil || len(same) != 2 || same[0].ID != first || same[1].ID != again {
-		t.Errorf("traces by signature: %+v, %v", same, err)
-	}
-	ofRun, _ := s.Traces(TraceQuery{Run: id})
-	if len(ofRun) != 2 || ofRun[0].Kind != "invariant" || ofRun[1].Kind != "deadlock" || ofRun[1].Seen != 1 {
-		t.Errorf("traces of the run: %+v", ofRun)
-	}
-	ti, _ = s.TraceInfo(w)
-	if ti.Kind != "" || ti.Seen != 0 || ti.FirstSeen != 0 {
-		t.Errorf("a walk: %+v", ti)
-	}
-	all, _ := s.Traces(TraceQuery{})
-	last, _ := s.Traces(TraceQuery{Limit: 2})
-	if len(all) != 4 || len(last) != 2 || last[1].ID != w {
-		t.Errorf("all %d traces, last two %+v", len(all), last)
-	}
-	runs, err := s.Runs()
-	if err != nil || len(runs) != 1 {
-		t.Errorf("runs: %v %v", runs, err)
-	}
+		ti, err := s.TraceInfo(again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.Seen != 2 || ti.FirstSeen != first || ti.Signature != "invariant:noloop" || ti.Run != 0 {
+			t.Errorf("the same violation again: %+v", ti)
+		}
+		same, err := s.Traces(TraceQuery{Model: "aodv", Signature: "invariant:noloop"})
+		if err != nil || len(same) != 2 || same[0].ID != first || same[1].ID != again {
+			t.Errorf("traces by signature: %+v, %v", same, err)
+		}
+		ofRun, _ := s.Traces(TraceQuery{Run: id})
+		if len(ofRun) != 2 || ofRun[0].Kind != "invariant" || ofRun[1].Kind != "deadlock" || ofRun[1].Seen != 1 {
+			t.Errorf("traces of the run: %+v", ofRun)
+		}
+		ti, _ = s.TraceInfo(w)
+		if ti.Kind != "" || ti.Seen != 0 || ti.FirstSeen != 0 {
+			t.Errorf("a walk: %+v", ti)
+		}
+		all, _ := s.Traces(TraceQuery{})
+		last, _ := s.Traces(TraceQuery{Limit: 2})
+		if len(all) != 4 || len(last) != 2 || last[1].ID != w {
+			t.Errorf("all %d traces, last two %+v", len(all), last)
+		}
+		runs, err := s.Runs()
+		if err != nil || len(runs) != 1 {
+			t.Errorf("runs: %v %v", runs, err)
+		}
+	})
 }
 
 func TestBookmarks(t *testing.T) {
-	s, _ := openTemp(t)
-	id, err := s.AddTrace(0, newSynth(6).trace(20), time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	when := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
-	b := Bookmark{Trace: id, Step: 7, Name: "loop starts", Note: "B trusts a stale RERR", Created: when}
-	if b.ID, err = s.AddBookmark(b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.AddBookmark(Bookmark{Trace: id, Step: 1, Name: "loop starts"}); !errors.Is(err, ErrNameTaken) ||
-		!strings.Contains(err.Error(), `"loop starts"`) {
-		t.Errorf("a second bookmark of the same name: %v", err)
-	}
-	for _, bad := range []Bookmark{{Trace: id, Step: 21, Name: "past the end"}, {Trace: id, Step: -1, Name: "before"},
-		{Trace: id + 1, Name: "no trace"}, {Trace: id, Name: " "}} {
-		if _, err := s.AddBookmark(bad); err == nil {
-			t.Errorf("AddBookmark(%+v) succeeded", bad)
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		id, err := s.AddTrace(0, newSynth(6).trace(20), time.Time{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	now, err := s.AddBookmark(Bookmark{Trace: id, Step: 0, Name: "start"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.BookmarkByName("loop starts")
-	if err != nil || !cmp.Equal(b, got) {
-		t.Errorf("BookmarkByName: %+v %v, want %+v", got, err, b)
-	}
-	if err := s.RenameBookmark("loop starts", "start"); !errors.Is(err, ErrNameTaken) {
-		t.Errorf("rename onto a taken name: %v", err)
-	}
-	if err := s.RenameBookmark("nope", "x"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("rename a missing bookmark: %v", err)
-	}
-	if err := s.RenameBookmark("loop starts", "stale rerr"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.BookmarkByName("loop starts"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("old name still there: %v", err)
-	}
-	all, err := s.Bookmarks()
-	if err != nil || len(all) != 2 || all[0].Name != "stale rerr" || all[1].ID != now || all[1].Created.IsZero() {
-		t.Errorf("Bookmarks: %+v %v", all, err)
-	}
-	if err := s.DeleteBookmark("stale rerr"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DeleteBookmark("stale rerr"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("delete twice: %v", err)
-	}
-	if all, _ := s.Bookmarks(); len(all) != 1 {
-		t.Errorf("after delete: %+v", all)
-	}
+		when := time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+		b := Bookmark{Trace: id, Step: 7, Name: "loop starts", Note: "B trusts a stale RERR", Created: when}
+		if b.ID, err = s.AddBookmark(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AddBookmark(Bookmark{Trace: id, Step: 1, Name: "loop starts"}); !errors.Is(err, ErrNameTaken) ||
+			!strings.Contains(err.Error(), `"loop starts"`) {
+			t.Errorf("a second bookmark of the same name: %v", err)
+		}
+		for _, bad := range []Bookmark{{Trace: id, Step: 21, Name: "past the end"}, {Trace: id, Step: -1, Name: "before"},
+			{Trace: id + 1, Name: "no trace"}, {Trace: id, Name: " "}} {
+			if _, err := s.AddBookmark(bad); err == nil {
+				t.Errorf("AddBookmark(%+v) succeeded", bad)
+			}
+		}
+		now, err := s.AddBookmark(Bookmark{Trace: id, Step: 0, Name: "start"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.BookmarkByName("loop starts")
+		if err != nil || !cmp.Equal(b, got) {
+			t.Errorf("BookmarkByName: %+v %v, want %+v", got, err, b)
+		}
+		if err := s.RenameBookmark("loop starts", "start"); !errors.Is(err, ErrNameTaken) {
+			t.Errorf("rename onto a taken name: %v", err)
+		}
+		if err := s.RenameBookmark("nope", "x"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("rename a missing bookmark: %v", err)
+		}
+		if err := s.RenameBookmark("loop starts", "stale rerr"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.BookmarkByName("loop starts"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("old name still there: %v", err)
+		}
+		all, err := s.Bookmarks()
+		if err != nil || len(all) != 2 || all[0].Name != "stale rerr" || all[1].ID != now || all[1].Created.IsZero() {
+			t.Errorf("Bookmarks: %+v %v", all, err)
+		}
+		if err := s.DeleteBookmark("stale rerr"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteBookmark("stale rerr"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("delete twice: %v", err)
+		}
+		if all, _ := s.Bookmarks(); len(all) != 1 {
+			t.Errorf("after delete: %+v", all)
+		}
+	})
 }
 
 func TestReopenAndDefaultPath(t *testing.T) {
@@ -381,16 +391,16 @@ func TestReopenAndDefaultPath(t *testing.T) {
 }
 
 func TestNewerSchema(t *testing.T) {
-	s, path := openTemp(t)
-	if _, err := s.db.Exec("PRAGMA user_version = 99"); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	_, err := Open(path)
-	want := "store: database " + path + " was written by a newer cmcdap (schema 99, this one knows " + strconv.Itoa(SchemaVersion()) + "): upgrade cmcdap"
-	if !errors.Is(err, ErrNewerSchema) || err.Error() != want {
-		t.Fatalf("got %v\nwant %s", err, want)
-	}
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, path := open(t)
+		setVersion(t, s, 99)
+		s.Close()
+		_, err := Open(path)
+		want := "store: database " + Printable(path) + " was written by a newer cmcdap (schema 99, this one knows " + strconv.Itoa(SchemaVersion()) + "): upgrade cmcdap"
+		if !errors.Is(err, ErrNewerSchema) || err.Error() != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
+	})
 }
 
 func TestNotAStore(t *testing.T) {
@@ -463,119 +473,127 @@ func TestNotAStore(t *testing.T) {
 // TestAtomicity polls traces while a 10,000-step trace is written: a trace is never visible
 // with fewer steps than its length.
 func TestAtomicity(t *testing.T) {
-	s, path := openTemp(t)
-	reader, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	tr := newSynth(9).trace(10000)
-	done := make(chan error, 1)
-	go func() {
-		for range 3 {
-			if _, err := s.AddTrace(0, tr, time.Time{}); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	polls, seen := 0, 0
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-			if seen == 0 {
-				t.Log("the reader never saw a trace while polling")
-			}
-			t.Logf("%d polls, %d traces seen complete", polls, seen)
-			return
-		default:
-		}
-		rows, err := reader.db.Query(`SELECT t.id, t.length, (SELECT count(*) FROM steps s WHERE s.trace_id = t.id) FROM traces t`)
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, path := open(t)
+		reader, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id, length, steps int
-			rows.Scan(&id, &length, &steps)
-			if steps != length {
-				t.Fatalf("trace %d visible with %d of its %d steps", id, steps, length)
+		defer reader.Close()
+		tr := newSynth(9).trace(10000)
+		done := make(chan error, 1)
+		go func() {
+			for range 3 {
+				if _, err := s.AddTrace(0, tr, time.Time{}); err != nil {
+					done <- err
+					return
+				}
 			}
-			seen++
+			done <- nil
+		}()
+		polls, seen := 0, 0
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				if seen == 0 {
+					t.Log("the reader never saw a trace while polling")
+				}
+				t.Logf("%d polls, %d traces seen complete", polls, seen)
+				return
+			default:
+			}
+			rows, err := reader.db.Query(`SELECT t.id, t.length, (SELECT count(*) FROM steps s WHERE s.trace_id = t.id) FROM traces t`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var id, length, steps int
+				rows.Scan(&id, &length, &steps)
+				if steps != length {
+					t.Fatalf("trace %d visible with %d of its %d steps", id, steps, length)
+				}
+				seen++
+			}
+			rows.Close()
+			polls++
 		}
-		rows.Close()
-		polls++
-	}
+	})
 }
 
 func TestAddResult(t *testing.T) {
-	s, _ := openTemp(t)
-	loop, walk := newSynth(10).trace(3), newSynth(11).trace(4)
-	walk.Violation = nil
-	res := &engine.Result{States: 10, Transitions: 20, Depth: 3, Violations: []*engine.Trace{loop}, Walk: walk}
-	run, ids, err := s.AddResult(Run{Model: "aodv", Start: time.Unix(1, 0)}, res, time.Unix(2, 0))
-	if err != nil || len(ids) != 2 {
-		t.Fatal(ids, err)
-	}
-	r, _ := s.Run(run)
-	if r.Outcome != "violation" || r.States != 10 || r.Depth != 3 {
-		t.Errorf("run %+v", r)
-	}
-	if ti, _ := s.TraceInfo(ids[1]); ti.Kind != "" || ti.Run != run || !ti.Found.Equal(time.Unix(2, 0)) {
-		t.Errorf("walk %+v", ti)
-	}
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		loop, walk := newSynth(10).trace(3), newSynth(11).trace(4)
+		walk.Violation = nil
+		res := &engine.Result{States: 10, Transitions: 20, Depth: 3, Violations: []*engine.Trace{loop}, Walk: walk}
+		run, ids, err := s.AddResult(Run{Model: "aodv", Start: time.Unix(1, 0)}, res, time.Unix(2, 0))
+		if err != nil || len(ids) != 2 {
+			t.Fatal(ids, err)
+		}
+		r, _ := s.Run(run)
+		if r.Outcome != "violation" || r.States != 10 || r.Depth != 3 {
+			t.Errorf("run %+v", r)
+		}
+		if ti, _ := s.TraceInfo(ids[1]); ti.Kind != "" || ti.Run != run || !ti.Found.Equal(time.Unix(2, 0)) {
+			t.Errorf("walk %+v", ti)
+		}
+	})
 }
 
 // A scenario's trace is stored after the violations, with kind scenario, and the run's outcome is
 // still that of its violations.
 func TestAddResultScenarios(t *testing.T) {
-	s, _ := openTemp(t)
-	found := newSynth(12).trace(2)
-	found.Violation = engine.NewViolation("scenario", "route found", "reached", "")
-	res := &engine.Result{States: 5, Scenarios: []engine.ScenarioResult{{Name: "none"}, {Name: "route found", Reached: true, Trace: found}}}
-	run, ids, err := s.AddResult(Run{Model: "aodv"}, res, time.Unix(2, 0))
-	if err != nil || len(ids) != 1 {
-		t.Fatal(ids, err)
-	}
-	if r, _ := s.Run(run); r.Outcome != "ok" {
-		t.Errorf("run outcome %q, want ok", r.Outcome)
-	}
-	if ti, _ := s.TraceInfo(ids[0]); ti.Kind != "scenario" || ti.Name != "route found" || ti.Length != 2 {
-		t.Errorf("scenario trace %+v", ti)
-	}
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		found := newSynth(12).trace(2)
+		found.Violation = engine.NewViolation("scenario", "route found", "reached", "")
+		res := &engine.Result{States: 5, Scenarios: []engine.ScenarioResult{{Name: "none"}, {Name: "route found", Reached: true, Trace: found}}}
+		run, ids, err := s.AddResult(Run{Model: "aodv"}, res, time.Unix(2, 0))
+		if err != nil || len(ids) != 1 {
+			t.Fatal(ids, err)
+		}
+		if r, _ := s.Run(run); r.Outcome != "ok" {
+			t.Errorf("run outcome %q, want ok", r.Outcome)
+		}
+		if ti, _ := s.TraceInfo(ids[0]); ti.Kind != "scenario" || ti.Name != "route found" || ti.Length != 2 {
+			t.Errorf("scenario trace %+v", ti)
+		}
+	})
 }
 
 // A minimized trace is stored with the original's run and says which trace it was made from.
 func TestAddDerived(t *testing.T) {
-	s, _ := openTemp(t)
-	run, err := s.AddRun(Run{Model: "aodv"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := newSynth(5).trace(20)
-	orig, err := s.AddTrace(run, long, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	short := newSynth(5).trace(6)
-	id, err := s.AddDerived(orig, Minimized, short, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ti, err := s.TraceInfo(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ti.From != orig || ti.How != Minimized || ti.Run != run || ti.Length != 6 {
-		t.Errorf("derived trace: from %d how %q run %d length %d; want from %d, %q, run %d, 6 steps", ti.From, ti.How, ti.Run, ti.Length, orig, Minimized, run)
-	}
-	if oi, _ := s.TraceInfo(orig); oi.From != 0 || oi.How != "" {
-		t.Errorf("the original says it was derived: from %d how %q", oi.From, oi.How)
-	}
-	if _, err := s.AddDerived(orig+100, Minimized, short, time.Time{}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("derived from a trace that is not stored: %v", err)
-	}
+	eachBackend(t, func(t *testing.T, open opener) {
+		s, _ := open(t)
+		run, err := s.AddRun(Run{Model: "aodv"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := newSynth(5).trace(20)
+		orig, err := s.AddTrace(run, long, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := newSynth(5).trace(6)
+		id, err := s.AddDerived(orig, Minimized, short, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ti, err := s.TraceInfo(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.From != orig || ti.How != Minimized || ti.Run != run || ti.Length != 6 {
+			t.Errorf("derived trace: from %d how %q run %d length %d; want from %d, %q, run %d, 6 steps", ti.From, ti.How, ti.Run, ti.Length, orig, Minimized, run)
+		}
+		if oi, _ := s.TraceInfo(orig); oi.From != 0 || oi.How != "" {
+			t.Errorf("the original says it was derived: from %d how %q", oi.From, oi.How)
+		}
+		if _, err := s.AddDerived(orig+100, Minimized, short, time.Time{}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("derived from a trace that is not stored: %v", err)
+		}
+	})
 }

@@ -111,10 +111,10 @@ func complete(s *Store, id int64) error {
 		return err
 	}
 	var steps, cps int
-	if err := s.db.QueryRow(`SELECT count(*) FROM steps WHERE trace_id = ?`, id).Scan(&steps); err != nil {
+	if err := s.queryRow(`SELECT count(*) FROM steps WHERE trace_id = ?`, id).Scan(&steps); err != nil {
 		return err
 	}
-	if err := s.db.QueryRow(`SELECT count(*) FROM checkpoints WHERE trace_id = ?`, id).Scan(&cps); err != nil {
+	if err := s.queryRow(`SELECT count(*) FROM checkpoints WHERE trace_id = ?`, id).Scan(&cps); err != nil {
 		return err
 	}
 	if steps != ti.Length || cps != ti.Length/CheckpointEvery+1 {

@@ -103,7 +103,7 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 		derivedFrom = from
 	}
 	var id int64
-	err = s.inTx(context.Background(), "add trace", func(tx *sql.Tx) error {
+	err = s.inTx(context.Background(), "add trace", func(tx writeTx) error {
 		if from == 0 {
 			same, err := sameTrace(tx, t, params)
 			if err != nil {
@@ -113,14 +113,11 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 				return nil
 			}
 		}
-		res, err := tx.Exec(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
+		id, err = tx.insertID(`INSERT INTO traces (run_id, model, params, kind, name, message, site, signature,
 			length, init_hash, strings, found_at, env, derived_from, derivation, procs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			run, t.Model, params, kind, name, msg, site, signature, len(t.Steps), int64(t.InitHash),
 			enc.strings, formatTime(found), env, derivedFrom, how, procs)
 		if err != nil {
-			return fmt.Errorf("store: add trace: %w", err)
-		}
-		if id, err = res.LastInsertId(); err != nil {
 			return fmt.Errorf("store: add trace: %w", err)
 		}
 		if err := insertSteps(tx, id, enc.steps); err != nil {
@@ -143,7 +140,7 @@ func (s *Store) addTrace(runID int64, t *engine.Trace, found time.Time, from int
 // stepsPerInsert is how many rows one INSERT writes: fewer statements is most of the speed.
 const stepsPerInsert = 64
 
-func insertSteps(tx *sql.Tx, id int64, steps []encodedStep) error {
+func insertSteps(tx writeTx, id int64, steps []encodedStep) error {
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	full := "INSERT INTO steps (trace_id, n, proc, event, hash, site, choices, labels, notes, changes) VALUES " +
 		strings.Repeat(row+", ", stepsPerInsert-1) + row
@@ -263,7 +260,7 @@ func scanTraceInfo(sc scanner) (TraceInfo, error) {
 
 // TraceInfo describes trace id.
 func (s *Store) TraceInfo(id int64) (TraceInfo, error) {
-	ti, err := scanTraceInfo(s.db.QueryRow(`SELECT `+traceColumns+` FROM traces t WHERE t.id = ?`, id))
+	ti, err := scanTraceInfo(s.queryRow(`SELECT `+traceColumns+` FROM traces t WHERE t.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}
@@ -303,7 +300,7 @@ func (s *Store) Traces(q TraceQuery) ([]TraceInfo, error) {
 		query += " LIMIT ?"
 		args = append(args, q.Limit)
 	}
-	rows, err := s.db.Query(query, args...)
+	rows, err := s.query(query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list traces: %w", err)
 	}

@@ -70,7 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
 	fs.Var(&memoryFlag{&f.run.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
-	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
+	fs.StringVar(&f.db, "db", "", dbUsage)
 	fs.StringVar(&f.bookmark, "bookmark", "", "start from this bookmarked state instead of the initial state")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	fs.BoolVar(&f.run.Coverage, "cover", false, "measure the line coverage of the package's code, with a worker built with go build -cover (slower)")
@@ -176,7 +176,7 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 	if !f.jsonOut {
 		writeFindings(stdout, c, prog.Package.ImportPath, res, elapsed)
 	}
-	dbPath := f.db
+	dbPath := store.Printable(f.db)
 	if dbPath == "" {
 		dbPath = store.DefaultPath(".")
 	}

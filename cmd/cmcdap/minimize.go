@@ -32,7 +32,7 @@ func init() {
 func traceCommandFlags(name string, args []string, stderr io.Writer, more func(*flag.FlagSet, *replayFlags)) (f replayFlags, id int64, code int, ok bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
+	fs.StringVar(&f.db, "db", "", dbUsage)
 	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
 	more(fs, &f)
 	pos, err := parseFlags(fs, args)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/store"
 )
 
 // After a check stores a trace, the user's next move is to look at it: the check says how, in
@@ -20,11 +21,13 @@ func nextTrace(res *engine.Result, ids []int64) int64 {
 }
 
 // writeNextSteps prints the commands that open trace id. db is the -db flag as given ("" for
-// the default database), pkg the package argument: serve draws heap graphs with its code.
+// the default database), pkg the package argument: serve draws heap graphs with its code. A
+// URL is printed without its password.
 func writeNextSteps(w io.Writer, id int64, db, pkg string) {
 	if id == 0 {
 		return
 	}
+	db = store.Printable(db)
 	dbArg := ""
 	if db != "" {
 		dbArg = " -db " + shellQuote(db)

@@ -32,7 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	var f replayFlags
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.db, "db", "", "trace database (default .cmc/traces.db)")
+	fs.StringVar(&f.db, "db", "", dbUsage)
 	fs.StringVar(&f.pkg, "pkg", "", "the package that registers the model (default: the one the trace's run checked, else .)")
 	fs.IntVar(&f.to, "to", 0, "replay only the first `N` steps")
 	fs.StringVar(&f.file, "trace", "", "replay the trace in this JSON `file` (an engine.Trace) instead of one from the database")

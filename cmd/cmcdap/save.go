@@ -10,7 +10,11 @@ type traceDB struct {
 	path string
 }
 
-// openStore opens the trace database: path, or .cmc/traces.db in the current directory.
+// dbUsage describes every command's -db flag.
+const dbUsage = "trace database: a `file` (default .cmc/traces.db) or postgres://USER@HOST:PORT/DATABASE (password from PGPASSWORD or ~/.pgpass)"
+
+// openStore opens the trace database: path (a file or a postgres:// URL), or .cmc/traces.db in
+// the current directory.
 func openStore(path string) (*traceDB, error) {
 	if path == "" {
 		path = store.DefaultPath(".")

@@ -36,7 +36,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
+	fs.StringVar(&f.db, "db", "", dbUsage)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free one)")
 	fs.StringVar(&f.pkg, "pkg", "", "the models' package `dir`, whose code draws real heap graphs (default: . when it holds Go files)")
 	fs.BoolVar(&f.open, "open", false, "open the views in the default browser")

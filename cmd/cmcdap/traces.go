@@ -40,7 +40,7 @@ type dbFlags struct {
 func parseDBFlags(name string, args []string, stderr io.Writer, more ...func(*flag.FlagSet)) (f dbFlags, pos []string, code int, ok bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.db, "db", "", "trace database `file` (default .cmc/traces.db)")
+	fs.StringVar(&f.db, "db", "", dbUsage)
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	for _, m := range more {
 		m(fs)
@@ -55,11 +55,12 @@ func parseDBFlags(name string, args []string, stderr io.Writer, more ...func(*fl
 // openTraceDB opens the database at path (default .cmc/traces.db) if there is one: listing
 // must not create a database. Unless the command writes, it opens read-only, so a database the
 // user may not write (a chmod 0444 file, a read-only directory) can be listed and shown.
+// A postgres:// URL opens that database.
 func openTraceDB(path string, write bool) (*store.Store, error) {
 	if path == "" {
 		path = store.DefaultPath(".")
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !store.IsURL(path) {
 		return nil, fmt.Errorf("no trace database at %s: run cmcdap check first, or give -db FILE", path)
 	}
 	if write {

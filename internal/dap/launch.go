@@ -117,7 +117,7 @@ func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, er
 		}
 		dbPath = store.DefaultPath(dir)
 	}
-	if s.db != nil && s.db.Path() == dbPath {
+	if s.db != nil && s.db.Path() == store.Printable(dbPath) {
 		p.db = s.db
 	} else if p.db, err = store.Open(dbPath); err != nil {
 		return p, fmt.Errorf("launch: open the trace database: %w", err)

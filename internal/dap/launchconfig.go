@@ -12,6 +12,7 @@ import (
 
 	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
+	"github.com/cmc-go/cmc/store"
 )
 
 // A launchConfig is a cmc launch configuration, checked attribute by attribute: a wrong type
@@ -122,7 +123,7 @@ var LaunchAttrs = []LaunchAttr{
 		Doc: "With `cmcdap dap -listen`: the token it printed (see above)."},
 	{Name: "db", Kind: KindString,
 		DefaultDoc: "`<module root of program, or cwd>/.cmc/traces.db` (VS Code: the `cmc.db` setting, else the workspace folder's module root)",
-		Doc:        "The trace database (SQLite)."},
+		Doc:        "The trace database: an SQLite file, or a PostgreSQL database as `postgres://USER@HOST:PORT/DATABASE` (the password from `PGPASSWORD` or `~/.pgpass`; see docs/cluster.md)."},
 	{Name: "stopOnEntry", Kind: KindBool, Default: false,
 		Doc: "Stop at the initial state before checking, or, with `trace`, at step 0, instead of at the violation."},
 	{Name: "trace", Kind: KindCount, Min: 1, Max: math.MaxInt64,
@@ -199,7 +200,7 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	} else {
 		c.Cwd = abs(dir, c.Cwd)
 	}
-	if c.DB != "" {
+	if c.DB != "" && !store.IsURL(c.DB) {
 		c.DB = abs(c.Cwd, c.DB)
 	}
 	return c, unknownAttrs(attrs), nil

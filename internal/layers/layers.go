@@ -27,7 +27,7 @@ var Layers = []Layer{
 		"internal/transition", "internal/faults", "internal/stackdump"}},
 	{"peers", []string{"env/peer"}},
 	{"worker", []string{"worker"}},
-	{"store", []string{"store"}},
+	{"store", []string{"store", "store/pgtest"}},
 	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
 	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "webview"}},
@@ -71,7 +71,7 @@ var Rules = []Rule{
 	{
 		From: []string{"store"},
 		Not:  []string{"worker", "internal/coord", "internal/dap/...", "internal/views", "cmd/...", "std:net/http"},
-		Why:  "the store is the SQLite layer (database/sql is its business) and serves every front end alike",
+		Why:  "the store is the database layer (SQLite or PostgreSQL: database/sql is its business) and serves every front end alike",
 	},
 	{
 		From: []string{"internal/coord"},

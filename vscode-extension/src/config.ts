@@ -73,7 +73,7 @@ export function resolveLaunch(input: LaunchConfig, ctx: LaunchContext): Resolved
   if (ctx.folder) {
     for (const k of ['program', 'db', 'cwd'] as const) {
       const v = config[k];
-      if (typeof v === 'string' && v !== '' && !isAbsolute(v) && !v.startsWith('${')) {
+      if (typeof v === 'string' && v !== '' && !isAbsolute(v) && !v.startsWith('${') && !isDatabaseURL(v)) {
         config[k] = joinPath(ctx.folder, v);
       }
     }
@@ -183,12 +183,36 @@ export function joinPath(dir: string, rel: string): string {
   return out.join(sep);
 }
 
+/** A PostgreSQL database (`postgres://USER@HOST:PORT/DATABASE`), which cmcdap opens as it is. */
+export function isDatabaseURL(db: string): boolean {
+  return db.startsWith('postgres://') || db.startsWith('postgresql://');
+}
+
+/** withoutPassword is s as it may be shown: a database URL loses its password, as cmcdap shows it. */
+export function withoutPassword(s: string): string {
+  if (!isDatabaseURL(s)) return s;
+  try {
+    const u = new URL(s);
+    u.password = '';
+    u.searchParams.delete('password');
+    u.searchParams.delete('sslpassword');
+    return u.toString();
+  } catch {
+    return s.slice(0, s.indexOf('://') + 3) + '(a URL that does not parse)';
+  }
+}
+
+/** hasDatabase: there is a database to list (a URL is not a file, and is asked as it is). */
+export function hasDatabase(db: string | undefined, exists: (file: string) => boolean): db is string {
+  return !!db && (isDatabaseURL(db) || exists(db));
+}
+
 /**
  * defaultDb is the trace database the editor uses when launch.json names none: the cmc.db
  * setting, else .cmc/traces.db at the root of the Go module holding the folder (where `cmcdap
  * check` run from the module puts it), else in the folder. Launches and the views agree on it.
  */
 export function defaultDb(folder: string, setting: string, moduleRoot: (dir: string) => string | undefined): string {
-  if (setting.trim() !== '') return isAbsolute(setting) ? setting : joinPath(folder, setting);
+  if (setting.trim() !== '') return isAbsolute(setting) || isDatabaseURL(setting) ? setting : joinPath(folder, setting);
   return joinPath(moduleRoot(folder) ?? folder, '.cmc/traces.db');
 }

@@ -35,7 +35,7 @@ export interface LaunchAttrs {
   goDebugger?: string;
   /** With `cmcdap dap -listen`: the token it printed (see above). */
   token?: string;
-  /** The trace database (SQLite). */
+  /** The trace database: an SQLite file, or a PostgreSQL database as `postgres://USER@HOST:PORT/DATABASE` (the password from `PGPASSWORD` or `~/.pgpass`; see docs/cluster.md). */
   db?: string;
   /** Stop at the initial state before checking, or, with `trace`, at step 0, instead of at the violation. */
   stopOnEntry?: boolean;

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { runJson } from './cli';
+import { hasDatabase } from './config';
 import { dbFor, folderFor, locateCmcdap } from './debug';
 import { CmcSessions } from './sessions';
 import type { Report } from './protocol.gen';
@@ -34,7 +35,7 @@ export class StoreLists {
     }
     const folder = folderFor();
     const db = dbFor(folder);
-    if (!db || !fs.existsSync(db)) return [];
+    if (!hasDatabase(db, fs.existsSync)) return [];
     const found = locateCmcdap(this.extensionPath, folder?.uri.fsPath);
     if ('error' in found) throw new Error(found.error);
     return runJson(found.path, [cli, '-json', '-db', db], folder?.uri.fsPath);

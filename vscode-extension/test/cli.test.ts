@@ -25,6 +25,12 @@ test('a failure carries stderr', async () => {
   await assert.rejects(runJson(script('echo "cmcdap: unknown command \\"traces\\"" >&2; exit 2'), ['traces', '-json'], undefined), /cmcdap traces -json: cmcdap: unknown command "traces"/);
 });
 
+test('a failure does not show a database password', async () => {
+  const db = 'postgres://cmc:s3cret@127.0.0.1:1/cmc';
+  await assert.rejects(runJson(script('exit 2'), ['traces', '-json', '-db', db], undefined), (e: Error) =>
+    e.message.startsWith('cmcdap traces -json -db postgres://cmc@127.0.0.1:1/cmc: ') && !e.message.includes('s3cret'));
+});
+
 test('output that is not JSON is an error', async () => {
   await assert.rejects(runJson(script('echo hello'), ['traces'], undefined), /output is not JSON/);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkThisPackage, chooseModel, defaultDb, goPackageDir, joinPath, modelConfigurations, modelNames, openTraceConfig, recheckConfig, registersModels, resolveLaunch } from '../src/config';
+import { checkThisPackage, chooseModel, defaultDb, goPackageDir, hasDatabase, joinPath, withoutPassword, modelConfigurations, modelNames, openTraceConfig, recheckConfig, registersModels, resolveLaunch } from '../src/config';
 
 const ctx = { activeFile: '/w/examples/aodv/router.go', folder: '/w', db: '/w/.cmc/traces.db' };
 
@@ -67,6 +67,20 @@ test('the default database is at the module root', () => {
   assert.equal(defaultDb('/w', '', () => undefined), '/w/.cmc/traces.db');
   assert.equal(defaultDb('/w', 'x/t.db', () => '/m'), '/w/x/t.db');
   assert.equal(defaultDb('/w', '/abs/t.db', () => '/m'), '/abs/t.db');
+  assert.equal(defaultDb('/w', 'postgres://cmc@db:5432/cmc', () => '/m'), 'postgres://cmc@db:5432/cmc');
+});
+
+test('a PostgreSQL URL is shown without its password, and is a database to list though no file', () => {
+  assert.equal(withoutPassword('postgres://cmc:s3cret@db:5432/cmc?sslmode=require'), 'postgres://cmc@db:5432/cmc?sslmode=require');
+  assert.equal(withoutPassword('/w/.cmc/traces.db'), '/w/.cmc/traces.db');
+  assert.equal(hasDatabase('postgres://cmc@db/cmc', () => false), true);
+  assert.equal(hasDatabase('/w/none.db', () => false), false);
+  assert.equal(hasDatabase(undefined, () => true), false);
+});
+
+test('a PostgreSQL URL is the database as given, not a path in the folder', () => {
+  const r = resolveLaunch({ type: 'cmc', request: 'launch', name: 'x', program: '/p', db: 'postgresql://cmc@127.0.0.1/cmc' }, { folder: '/w' });
+  assert.ok('config' in r && r.config.db === 'postgresql://cmc@127.0.0.1/cmc');
 });
 
 test('a launch without a model: the only one, a pick among several, or cmcdap says why', async () => {
