@@ -69,6 +69,11 @@ type Exchange interface {
 type Partition struct {
 	Index, Count int
 	Exchange     Exchange
+	// InProcess says other partitions of the search run in this process (tests do that): the
+	// partition's machine then does not hold transition.Lock, which allows one machine per
+	// process, and the model's instances must not share package-level state, as for
+	// Options.Workers.
+	InProcess bool
 }
 
 // PartitionFigures are one partition's share of a partitioned search.
@@ -128,14 +133,12 @@ type partLink struct {
 // partition returns the whole search's result (the figures summed over partitions, the
 // violation and its trace), plus each partition's share in Partitions.
 func CheckPartition(ctx context.Context, m *cmc.Model, opts Options, part Partition) (*Result, error) {
-	return checkPartition(ctx, m, opts, part, nil)
-}
-
-// checkPartition is CheckPartition. With a pool, the machine does not take transition.Lock: tests
-// run every partition of a search in one process, each with a pool of its own.
-func checkPartition(ctx context.Context, m *cmc.Model, opts Options, part Partition, own *pool) (*Result, error) {
 	if err := partitionable(opts, part); err != nil {
 		return nil, err
+	}
+	var own *pool
+	if part.InProcess {
+		own = newPool()
 	}
 	mc, init, err := newMachineOn(m, true, own)
 	if err != nil {

@@ -89,7 +89,7 @@ func partitioned(t *testing.T, build func() *cmc.Model, opts Options, n int) *Re
 	for p := range n {
 		m := build()
 		wg.Go(func() {
-			results[p], errs[p] = checkPartition(context.Background(), m, opts, Partition{Index: p, Count: n, Exchange: memExchange{hub, p}}, newPool())
+			results[p], errs[p] = CheckPartition(context.Background(), m, opts, Partition{Index: p, Count: n, Exchange: memExchange{hub, p}, InProcess: true})
 		})
 	}
 	wg.Wait()
