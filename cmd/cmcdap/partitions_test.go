@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmc-go/cmc/internal/service"
 )
@@ -100,5 +103,24 @@ func TestPartitionIndex(t *testing.T) {
 	t.Setenv("JOB_COMPLETION_INDEX", "")
 	if _, err := partitionIndex(""); err == nil || !strings.Contains(err.Error(), "JOB_COMPLETION_INDEX") {
 		t.Errorf("no partition: %v", err)
+	}
+}
+
+// TestPartitionedCheckNATSUnreachable: a NATS that is not there is one line naming it, without
+// its secret, within seconds; no worker waits for it.
+func TestPartitionedCheckNATSUnreachable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker binary")
+	}
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := runCheck([]string{"-partitions", "2", "-nats", "nats://s3cret@127.0.0.1:1", "-q", "-db", filepath.Join(t.TempDir(), "t.db"),
+		"-model", "TwoPhase", "../../examples/twophase"}, &out, &errb)
+	msg := errb.String()
+	if code != 2 || !strings.HasPrefix(msg, "cmcdap check: connect to NATS at nats://127.0.0.1:1: ") || strings.Contains(msg, "s3cret") || strings.Count(msg, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, msg)
+	}
+	if d := time.Since(start); d > 30*time.Second { // the worker build included
+		t.Errorf("took %v", d)
 	}
 }

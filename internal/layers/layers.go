@@ -29,9 +29,9 @@ var Layers = []Layer{
 	{"worker", []string{"worker"}},
 	{"cluster", []string{"cluster"}},
 	{"store", []string{"store"}},
-	{"coordinator", []string{"internal/coord", "internal/broker"}},
+	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
-	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "webview"}},
+	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "internal/broker", "webview"}},
 	{"models and test programs", []string{"examples/...", "test/..."}},
 	{"checks", []string{"internal/layers"}},
 }
