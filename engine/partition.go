@@ -8,8 +8,6 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/cmc-go/cmc"
 )
 
@@ -108,11 +106,16 @@ type partSearch struct {
 	levels []int
 
 	// the round being built
-	rep    partReport
-	out    [][]byte // per destination: the batch being filled
-	outN   []int
-	mine   [][]byte // batches for this partition itself: they never leave the process
-	arrive []wireState
+	rep  partReport
+	out  [][]byte // per destination: the batch being filled
+	outN []int
+	// local holds the successors this partition found for itself: they never leave the
+	// process, and keep their component ids (arrivals.go).
+	local arrivals
+	// sent remembers successors sent to other partitions at earlier levels: their owner has
+	// them, so they need not be sent again (arrivals.go).
+	sent *sentCache
+	in   []wireState // scratch for decoding batches
 
 	enabled, prefix []int
 	values          []int
@@ -153,7 +156,8 @@ func CheckPartition(ctx context.Context, m *cmc.Model, opts Options, part Partit
 	}
 	n := part.Count
 	ps := &partSearch{ctx: ctx, mc: mc, opts: opts, part: part, init: init, k: len(init),
-		v: newVisited(false), out: make([][]byte, n), outN: make([]int, n)}
+		v: newVisited(false), out: make([][]byte, n), outN: make([]int, n), sent: new(sentCache)}
+	ps.rep.Batches = make([]int, n)
 	defer func() { ps.v.free(); ps.links.free(); ps.vals.free() }()
 	return ps.run()
 }
@@ -182,9 +186,12 @@ func (ps *partSearch) run() (*Result, error) {
 	cur, next := newLevel(ps.k), newLevel(ps.k)
 	defer func() { cur.free(); next.free() }()
 	// Level 0 is the initial state, at its owner: it arrives there as any successor would.
-	h0 := mc.Hash(ps.init)
-	if Owner(h0, n) == me {
-		ps.mine = append(ps.mine, appendWireState(nil, 0, 0, nil, ps.blobs(ps.init)))
+	if h0 := mc.Hash(ps.init); Owner(h0, n) == me {
+		verdict, v := ps.judge()
+		if v != nil {
+			ps.found(&candidate{Length: 0, State: h0, Violation: v})
+		}
+		ps.local.add(h0, 0, verdict, 0, nil, ps.init)
 	}
 	counts := make([]int, n)
 	for level := 0; ; level++ {
@@ -204,6 +211,7 @@ func (ps *partSearch) run() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		ps.rep = partReport{Batches: make([]int, n)}
 		// Every partition takes the same decision from the same reports.
 		clear(counts)
 		var frontier int64
@@ -284,80 +292,6 @@ func (ps *partSearch) blobs(st State) [][]byte {
 		ps.comps = append(ps.comps, ps.mc.pool.blob(id))
 	}
 	return ps.comps
-}
-
-// admit takes the batches sent to this partition at level-1 (and the ones it kept for itself),
-// and admits the new states among them, in fingerprint order, onto next.
-func (ps *partSearch) admit(level int, counts []int, next *level) error {
-	mc := ps.mc
-	batches := ps.mine
-	ps.mine = nil
-	if level > 0 {
-		got, err := ps.part.Exchange.Receive(ps.ctx, level-1, counts)
-		if err != nil {
-			return fmt.Errorf("receive level %d: %w", level-1, err)
-		}
-		batches = append(batches, got...)
-	}
-	type arrival struct {
-		fp uint64
-		*wireState
-	}
-	ps.arrive = ps.arrive[:0]
-	for _, b := range batches {
-		var err error
-		if ps.arrive, err = decodeBatch(ps.arrive, b, ps.k, len(mc.Def.Events)); err != nil {
-			return err
-		}
-	}
-	arr := make([]arrival, len(ps.arrive))
-	for i := range ps.arrive {
-		ws := &ps.arrive[i]
-		d := digestStart(ps.digest[:0])
-		for _, c := range ws.comps {
-			d = digestAdd(d, xxhash.Sum64(c))
-		}
-		ps.digest = d
-		arr[i] = arrival{fp: xxhash.Sum64(d), wireState: ws}
-	}
-	slices.SortFunc(arr, func(a, b arrival) int {
-		return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.parent, b.parent), cmp.Compare(a.event, b.event), slices.Compare(a.values, b.values))
-	})
-	ps.levels = append(ps.levels, ps.links.len())
-	ps.rep = partReport{Batches: make([]int, ps.part.Count)}
-	st := make(State, ps.k)
-	for i, a := range arr {
-		if i > 0 && arr[i-1].fp == a.fp {
-			continue
-		}
-		if Owner(a.fp, ps.part.Count) != ps.part.Index {
-			return fmt.Errorf("%w: partition %d was sent a state partition %d owns", errWire, ps.part.Index, Owner(a.fp, ps.part.Count))
-		}
-		if !ps.v.add(a.fp, nil) {
-			continue
-		}
-		ps.links.add(partLink{fp: a.fp, parent: a.parent, event: int32(a.event), off: uint32(ps.vals.len()), n: uint32(len(a.values)), root: level == 0})
-		for _, v := range a.values {
-			ps.vals.add(int32(v))
-		}
-		ps.rep.Admitted++
-		for c, b := range a.comps {
-			st[c] = mc.pool.intern(b)
-		}
-		if err := mc.Load(st); err != nil {
-			return err
-		}
-		if v := mc.StateVerdict(); v != nil {
-			ps.found(&candidate{Length: level, State: a.fp, Violation: v})
-			continue
-		}
-		if mc.cut() {
-			ps.rep.Cut++
-			continue
-		}
-		next.push(int32(ps.links.len()-1), level, st)
-	}
-	return nil
 }
 
 // found keeps a violation if it comes before the round's others.
@@ -446,7 +380,10 @@ func (ps *partSearch) expand(level int, st State) error {
 	return nil
 }
 
-// successor judges the state one handler run left and sends it to its owner.
+// successor judges the state one handler run left and sends it to its owner. The invariants,
+// constraints and bounds are judged here, on the objects the handler left, as the sequential
+// search judges a new state: a verdict is a function of the state, so every partition that
+// reaches a state judges it alike, and its owner need not decode it to judge it again.
 func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.Event, out Outcome, before []any) error {
 	mc := ps.mc
 	step := func() *wireStep { return &wireStep{Event: ei, Values: values(out.Points)} }
@@ -464,19 +401,42 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 	}
 	h := mc.Hash(ps.next)
 	to := Owner(h, ps.part.Count)
-	if to == ps.part.Index && ps.v.has(h, nil) {
-		return nil // this partition knows it: no need to send it to itself
+	if to == ps.part.Index && ps.v.has(h, nil) || to != ps.part.Index && ps.sent.before(h, level) {
+		return nil // its owner has it
+	}
+	verdict, v := ps.judge()
+	if v != nil {
+		// The trace is the path to this state's parent and the step: the parent's owner
+		// answers for it when the trace is rebuilt, before the state itself is admitted.
+		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
 	}
 	ps.values = ps.values[:0]
 	for _, p := range out.Points {
 		ps.values = append(ps.values, p.Value)
 	}
-	ps.out[to] = appendWireState(ps.out[to], fp, ei, ps.values, ps.blobs(ps.next))
+	if to == ps.part.Index {
+		ps.local.add(h, fp, verdict, ei, ps.values, ps.next)
+		return nil
+	}
+	ps.sent.add(h, level)
+	ps.out[to] = appendWireState(ps.out[to], fp, verdict, ei, ps.values, ps.blobs(ps.next))
 	ps.outN[to]++
 	if ps.outN[to] >= batchStates || len(ps.out[to]) >= batchBytes {
 		return ps.flush(level, to)
 	}
 	return nil
+}
+
+// judge judges the live state: an invariant it violates, or whether a constraint or bound cuts it.
+func (ps *partSearch) judge() (byte, *Violation) {
+	mc := ps.mc
+	if v := mc.StateVerdict(); v != nil {
+		return verdictBad, v
+	}
+	if mc.cut() {
+		return verdictCut, nil
+	}
+	return verdictOK, nil
 }
 
 // flush sends the batch being filled for partition to, if it holds anything.
@@ -486,10 +446,6 @@ func (ps *partSearch) flush(level, to int) error {
 		return nil
 	}
 	ps.out[to], ps.outN[to] = nil, 0
-	if to == ps.part.Index {
-		ps.mine = append(ps.mine, b)
-		return nil
-	}
 	ps.rep.Batches[to]++
 	ps.rep.Bytes += int64(len(b))
 	if err := ps.part.Exchange.Send(ps.ctx, level, to, b); err != nil {

@@ -226,7 +226,7 @@ func TestOwnerSpreads(t *testing.T) {
 // FuzzDecodeBatch: the decoder of what partitions send each other never panics, and what it
 // decodes encodes back to the same bytes.
 func FuzzDecodeBatch(f *testing.F) {
-	f.Add(appendWireState(nil, 7, 1, []int{0, 2}, [][]byte{[]byte("a"), nil}), 2, 3)
+	f.Add(appendWireState(nil, 7, verdictCut, 1, []int{0, 2}, [][]byte{[]byte("a"), nil}), 2, 3)
 	f.Add([]byte{wireVersion}, 1, 1)
 	f.Add([]byte{}, 0, 0)
 	f.Fuzz(func(t *testing.T, b []byte, k, events int) {
@@ -236,7 +236,7 @@ func FuzzDecodeBatch(f *testing.F) {
 		}
 		var again []byte
 		for _, ws := range got {
-			again = appendWireState(again, ws.parent, ws.event, ws.values, ws.comps)
+			again = appendWireState(again, ws.parent, ws.verdict, ws.event, ws.values, ws.comps)
 		}
 		if len(got) == 0 {
 			again = []byte{wireVersion}

@@ -14,15 +14,25 @@ import (
 // A batch is successors for one partition, found at one level:
 //
 //	batch     = version:byte state*
-//	state     = parent:uint64le event:uvarint nvalues:uvarint value:uvarint* ncomps:uvarint comp*
+//	state     = parent:uint64le verdict:byte event:uvarint nvalues:uvarint value:uvarint*
+//	            ncomps:uvarint comp*
 //	comp      = len:uvarint bytes
 //
-// parent is the fingerprint of the state it was reached from, event and values the step (the
-// event's index in the model's declaration order and its Choose values), and the components are
-// their canonical encodings, in the model's component order: any process that runs the same model
-// decodes them into a state of its own pool. A partition's level report (partReport) is JSON.
+// parent is the fingerprint of the state it was reached from, verdict what the sender's judgement
+// of the state said (verdictOK, verdictCut: a constraint or bound keeps it from being expanded,
+// verdictBad: it violates an invariant), event and values the step (the event's index in the
+// model's declaration order and its Choose values), and the components are their canonical
+// encodings, in the model's component order: any process that runs the same model decodes them
+// into a state of its own pool. A partition's level report (partReport) is JSON.
 
-const wireVersion = 1
+const wireVersion = 2
+
+// What the sender's judgement of a successor said.
+const (
+	verdictOK  = 0
+	verdictCut = 1
+	verdictBad = 2
+)
 
 // wireLimits keep a corrupt batch from making the decoder allocate without bound.
 const (
@@ -32,18 +42,20 @@ const (
 
 // A wireState is one successor as it travels: comps point into the batch it was decoded from.
 type wireState struct {
-	parent uint64
-	event  int
-	values []int
-	comps  [][]byte
+	parent  uint64
+	verdict byte
+	event   int
+	values  []int
+	comps   [][]byte
 }
 
 // appendWireState appends a successor to a batch; an empty dst gets the version byte first.
-func appendWireState(dst []byte, parent uint64, event int, values []int, comps [][]byte) []byte {
+func appendWireState(dst []byte, parent uint64, verdict byte, event int, values []int, comps [][]byte) []byte {
 	if len(dst) == 0 {
 		dst = append(dst, wireVersion)
 	}
 	dst = binary.LittleEndian.AppendUint64(dst, parent)
+	dst = append(dst, verdict)
 	dst = binary.AppendUvarint(dst, uint64(event))
 	dst = binary.AppendUvarint(dst, uint64(len(values)))
 	for _, v := range values {
@@ -75,12 +87,15 @@ func decodeBatch(dst []wireState, b []byte, k, events int) ([]wireState, error) 
 		return v, true
 	}
 	for len(b) > 0 {
-		if len(b) < 8 {
+		if len(b) < 9 {
 			return dst, fmt.Errorf("%w: a successor is cut short", errWire)
 		}
 		var ws wireState
 		ws.parent = binary.LittleEndian.Uint64(b)
-		b = b[8:]
+		if ws.verdict = b[8]; ws.verdict > verdictBad {
+			return dst, fmt.Errorf("%w: bad verdict", errWire)
+		}
+		b = b[9:]
 		ev, ok := uv()
 		if !ok || ev >= uint64(events) {
 			return dst, fmt.Errorf("%w: bad event", errWire)
