@@ -39,6 +39,9 @@ func partition(req *worker.Request, progress func(engine.Progress)) ([]byte, err
 		return nil, err
 	}
 	defer x.Close()
+	x.Stalled = func(what string) {
+		fmt.Fprintf(os.Stderr, "cmc partition %d of run %s: %s\n", a.Partition, a.Run, what)
+	}
 	var ex engine.Exchange = x
 	if a.KillAtLevel > 0 && a.Life == 0 {
 		ex = &killer{Exchange: x, level: a.KillAtLevel}

@@ -274,6 +274,7 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Goal: c.Settings.Goal, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
+	writePartitions(w, res)
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(w, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage, Root: wd})
 	}
@@ -359,7 +360,9 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Branching float64            `json:"branching"`
 		Events    []engine.EventRuns `json:"events"`
 		Coverage  *engine.Coverage   `json:"coverage,omitempty"`
-	}{Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
+		// Partitions are each partition's share of a partitioned check (-partitions).
+		Partitions []engine.PartitionFigures `json:"partitions,omitempty"`
+	}{Partitions: res.Partitions, Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
 		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{},
 		Heuristic: res.Heuristic}
