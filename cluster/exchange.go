@@ -100,6 +100,24 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 	return x, nil
 }
 
+// Resume skips what the levels and rounds before level sent: the partition goes on from its
+// checkpoint at level (engine.Resumer).
+func (x *Exchange) Resume(level int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.doneL, x.doneR = level, level
+	for k := range x.batches {
+		if k.level < level {
+			delete(x.batches, k)
+		}
+	}
+	for k := range x.reports {
+		if k.round < level {
+			delete(x.reports, k)
+		}
+	}
+}
+
 // Close stops reading; the stream stays (DeleteRun removes it).
 func (x *Exchange) Close() {
 	for _, c := range x.cons {

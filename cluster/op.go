@@ -48,7 +48,17 @@ func partition(req *worker.Request, progress func(engine.Progress)) ([]byte, err
 	}
 	opts := req.Check.Options()
 	opts.Progress = progress
-	res, err := engine.CheckPartition(ctx, m, opts, engine.Partition{Index: a.Partition, Count: a.Partitions, Exchange: ex})
+	part := engine.Partition{Index: a.Partition, Count: a.Partitions, Exchange: ex}
+	if a.CheckpointDir != "" {
+		if err := os.MkdirAll(a.CheckpointDir, 0o700); err != nil {
+			return nil, fmt.Errorf("make the checkpoint directory: %w", err)
+		}
+		part.Checkpoints = fileCheckpoints{checkpointFile(a.CheckpointDir, a.Run, a.Partition)}
+		part.Resumed = func(level int) {
+			fmt.Fprintf(os.Stderr, "cmc partition %d of run %s: resumed from its checkpoint at level %d\n", a.Partition, a.Run, level)
+		}
+	}
+	res, err := engine.CheckPartition(ctx, m, opts, part)
 	if err != nil {
 		return nil, err
 	}

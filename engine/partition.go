@@ -72,6 +72,11 @@ type Partition struct {
 	// process, and the model's instances must not share package-level state, as for
 	// Options.Workers.
 	InProcess bool
+	// Checkpoints, when set, keep the partition's checkpoint, written at every level
+	// (checkpoint.go): started again, the partition goes on from the last one.
+	Checkpoints Checkpoints
+	// Resumed, when set, hears that the partition goes on from a checkpoint, at that level.
+	Resumed func(level int)
 }
 
 // PartitionFigures are one partition's share of a partitioned search.
@@ -109,6 +114,10 @@ type partSearch struct {
 	rep  partReport
 	out  [][]byte // per destination: the batch being filled
 	outN []int
+	// res, figures and runs are the search's figures so far, summed from every round's reports.
+	res     *Result
+	figures []PartitionFigures
+	runs    []int64
 	// local holds the successors this partition found for itself: they never leave the
 	// process, and keep their component ids (arrivals.go).
 	local arrivals
@@ -180,13 +189,19 @@ func partitionable(opts Options, part Partition) error {
 func (ps *partSearch) run() (*Result, error) {
 	n, me := ps.part.Count, ps.part.Index
 	mc := ps.mc
-	res := &Result{}
-	figures := make([]PartitionFigures, n)
-	runs := make([]int64, len(mc.Def.Events))
+	ps.res = &Result{}
+	ps.figures = make([]PartitionFigures, n)
+	ps.runs = make([]int64, len(mc.Def.Events))
+	res, figures, runs := ps.res, ps.figures, ps.runs
 	cur, next := newLevel(ps.k), newLevel(ps.k)
 	defer func() { cur.free(); next.free() }()
+	start, err := ps.resume(next)
+	if err != nil {
+		return nil, err
+	}
+	res, figures, runs = ps.res, ps.figures, ps.runs
 	// Level 0 is the initial state, at its owner: it arrives there as any successor would.
-	if h0 := mc.Hash(ps.init); Owner(h0, n) == me {
+	if h0 := mc.Hash(ps.init); start < 0 && Owner(h0, n) == me {
 		verdict, v := ps.judge()
 		if v != nil {
 			ps.found(&candidate{Length: 0, State: h0, Violation: v})
@@ -194,14 +209,19 @@ func (ps *partSearch) run() (*Result, error) {
 		ps.local.add(h0, 0, verdict, 0, nil, ps.init)
 	}
 	counts := make([]int, n)
-	for level := 0; ; level++ {
-		// Admit what the previous level sent.
-		if err := ps.admit(level, counts, next); err != nil {
-			return nil, err
+	for level := max(start, 0); ; level++ {
+		// Admit what the previous level sent (a checkpoint has done that for its level).
+		if level != start {
+			if err := ps.admit(level, counts, next); err != nil {
+				return nil, err
+			}
+			ps.rep.Frontier = int64(next.len())
+			if err := ps.checkpoint(level, next); err != nil {
+				return nil, err
+			}
 		}
 		cur, next = next, cur
 		next.reset()
-		ps.rep.Frontier = int64(cur.len())
 		if ps.opts.MaxDepth == 0 || level < ps.opts.MaxDepth {
 			if err := ps.expandLevel(level, cur); err != nil {
 				return nil, err

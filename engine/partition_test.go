@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -12,37 +15,48 @@ import (
 )
 
 // memHub is an in-memory exchange for every partition of one search, each on its own goroutine:
-// what NATS JetStream carries between processes in a cluster.
+// what NATS JetStream carries between processes in a cluster. Like JetStream with message ids,
+// it keeps the first batch of a given (level, sender, destination, number): a partition started
+// again sends its batches again.
 type memHub struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	n       int
-	batches map[[3]int][][]byte // (level, from, to)
-	reports map[int][][]byte    // round -> by partition
-	bytes   int64
+	batches map[[4]int][]byte // (level, from, to, number)
+	reports map[int][][]byte  // round -> by partition
 }
 
 func newMemHub(n int) *memHub {
-	h := &memHub{n: n, batches: map[[3]int][][]byte{}, reports: map[int][][]byte{}}
+	h := &memHub{n: n, batches: map[[4]int][]byte{}, reports: map[int][][]byte{}}
 	h.cond = sync.NewCond(&h.mu)
 	return h
 }
 
 type memExchange struct {
-	h  *memHub
-	me int
+	h      *memHub
+	me     int
+	seq    map[[2]int]int
+	rounds []int // the rounds this partition reported
 }
 
-func (x memExchange) Send(_ context.Context, level, to int, b []byte) error {
+func newMemExchange(h *memHub, me int) *memExchange {
+	return &memExchange{h: h, me: me, seq: map[[2]int]int{}}
+}
+
+func (x *memExchange) Send(_ context.Context, level, to int, b []byte) error {
+	k := [2]int{level, to}
+	seq := x.seq[k]
+	x.seq[k]++
 	x.h.mu.Lock()
 	defer x.h.mu.Unlock()
-	k := [3]int{level, x.me, to}
-	x.h.batches[k] = append(x.h.batches[k], b)
-	x.h.bytes += int64(len(b))
+	if _, ok := x.h.batches[[4]int{level, x.me, to, seq}]; !ok {
+		x.h.batches[[4]int{level, x.me, to, seq}] = b
+	}
 	return nil
 }
 
-func (x memExchange) Barrier(_ context.Context, round int, report []byte) ([][]byte, error) {
+func (x *memExchange) Barrier(_ context.Context, round int, report []byte) ([][]byte, error) {
+	x.rounds = append(x.rounds, round)
 	h := x.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -63,16 +77,18 @@ func (x memExchange) Barrier(_ context.Context, round int, report []byte) ([][]b
 	}
 }
 
-func (x memExchange) Receive(_ context.Context, level int, counts []int) ([][]byte, error) {
+func (x *memExchange) Receive(_ context.Context, level int, counts []int) ([][]byte, error) {
 	x.h.mu.Lock()
 	defer x.h.mu.Unlock()
 	var out [][]byte
 	for q, c := range counts {
-		got := x.h.batches[[3]int{level, q, x.me}]
-		if len(got) != c {
-			return nil, fmt.Errorf("level %d: partition %d sent %d batches, the report says %d", level, q, len(got), c)
+		for s := range c {
+			b, ok := x.h.batches[[4]int{level, q, x.me, s}]
+			if !ok {
+				return nil, fmt.Errorf("level %d: partition %d's batch %d of %d is missing", level, q, s, c)
+			}
+			out = append(out, b)
 		}
-		out = append(out, got...)
 	}
 	return out, nil
 }
@@ -89,7 +105,7 @@ func partitioned(t *testing.T, build func() *cmc.Model, opts Options, n int) *Re
 	for p := range n {
 		m := build()
 		wg.Go(func() {
-			results[p], errs[p] = CheckPartition(context.Background(), m, opts, Partition{Index: p, Count: n, Exchange: memExchange{hub, p}, InProcess: true})
+			results[p], errs[p] = CheckPartition(context.Background(), m, opts, Partition{Index: p, Count: n, Exchange: newMemExchange(hub, p), InProcess: true})
 		})
 	}
 	wg.Wait()
@@ -271,5 +287,98 @@ func TestPartitionedSpecBugLoop(t *testing.T) {
 	v := r.Violations[0]
 	if len(v.Steps) != 16 || !strings.Contains(v.Violation.Message, "routing loop") {
 		t.Errorf("a %d-step trace to %s %q; want a 16-step routing loop", len(v.Steps), v.Violation.Kind, v.Violation.Message)
+	}
+}
+
+// memCheckpoints keep a checkpoint in memory.
+type memCheckpoints struct {
+	mu    sync.Mutex
+	data  []byte
+	saves int
+}
+
+func (c *memCheckpoints) Save(write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.data, c.saves = b.Bytes(), c.saves+1
+	return nil
+}
+
+func (c *memCheckpoints) Load() (io.ReadCloser, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data == nil {
+		return nil, nil
+	}
+	return io.NopCloser(bytes.NewReader(c.data)), nil
+}
+
+// dying is an exchange whose partition dies in the middle of a level: after its first batch of
+// that level, sends fail.
+type dying struct {
+	*memExchange
+	level int
+}
+
+var errDied = errors.New("the partition died")
+
+func (d dying) Send(ctx context.Context, level, to int, b []byte) error {
+	if level == d.level && d.sentAt(level) {
+		return errDied
+	}
+	return d.memExchange.Send(ctx, level, to, b)
+}
+
+func (d dying) sentAt(level int) bool {
+	for k, n := range d.memExchange.seq {
+		if k[0] == level && n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPartitionedResumesFromCheckpoint: a partition that dies in the middle of a level and is
+// started again goes on from its checkpoint of that level (it reports no round before it), and
+// the search's result is the one without the death.
+func TestPartitionedResumesFromCheckpoint(t *testing.T) {
+	build := func() *cmc.Model { return twophase.New(5) }
+	want := withoutShares(partitioned(t, build, Options{}, 2))
+	const die = 6
+	hub := newMemHub(2)
+	cps := []*memCheckpoints{{}, {}}
+	results := make([]*Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		results[0], errs[0] = CheckPartition(context.Background(), build(), Options{}, Partition{Index: 0, Count: 2, Exchange: newMemExchange(hub, 0), InProcess: true, Checkpoints: cps[0]})
+	})
+	_, err := CheckPartition(context.Background(), build(), Options{}, Partition{Index: 1, Count: 2, Exchange: dying{newMemExchange(hub, 1), die}, InProcess: true, Checkpoints: cps[1]})
+	if !errors.Is(err, errDied) {
+		t.Fatalf("the first life of partition 1 ended with %v", err)
+	}
+	again := newMemExchange(hub, 1)
+	resumed := -1
+	wg.Go(func() {
+		results[1], errs[1] = CheckPartition(context.Background(), build(), Options{}, Partition{Index: 1, Count: 2, Exchange: again, InProcess: true, Checkpoints: cps[1],
+			Resumed: func(level int) { resumed = level }})
+	})
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			t.Fatalf("partition %d: %v", p, err)
+		}
+	}
+	if resumed != die || again.rounds[0] != die {
+		t.Errorf("partition 1 resumed at level %d and first reported round %d; want %d", resumed, again.rounds[0], die)
+	}
+	for p, r := range results {
+		if d := resultDiff(want, withoutShares(r)); d != "" {
+			t.Errorf("partition %d after a death: %s", p, d)
+		}
 	}
 }

@@ -61,6 +61,9 @@ type PartitionArgs struct {
 	// Life counts the times this partition was started in this run (0 the first): one started
 	// again resumes from the run's stream.
 	Life int `json:"life,omitempty"`
+	// CheckpointDir, when set, is where the partition keeps its checkpoint, written at every
+	// level; started again, it goes on from there (engine/checkpoint.go).
+	CheckpointDir string `json:"checkpoint_dir,omitempty"`
 	// KillAtLevel, for the test of resuming after kill -9 only: in its first life, the worker
 	// kills itself with SIGKILL after sending its first batch of this level (0: never).
 	KillAtLevel int `json:"kill_at_level,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -30,9 +31,10 @@ func init() {
 
 // partitionFlags are the flags of a partitioned check that are not search settings.
 type partitionFlags struct {
-	nats cluster.Config
-	run  string
-	only *int // worker: the one partition this process runs
+	nats        cluster.Config
+	run         string
+	checkpoints string // the directory of the partitions' checkpoints
+	only        *int   // worker: the one partition this process runs
 }
 
 // addNATSFlags adds the flags that say how to reach NATS; the environment (cluster.EnvURL, ...)
@@ -44,6 +46,7 @@ func (p *partitionFlags) addNATSFlags(fs *flag.FlagSet) {
 	fs.StringVar(&p.nats.Password, "nats-password", "", "NATS password (default: $"+cluster.EnvPassword+")")
 	fs.StringVar(&p.nats.Creds, "nats-creds", "", "NATS credentials `file` (default: $"+cluster.EnvCreds+")")
 	fs.StringVar(&p.run, "run", "", "the run's `id`, the same for every partition (check: a new one)")
+	fs.StringVar(&p.checkpoints, "checkpoint", "", "keep each partition's checkpoint in `DIR`, so one started again goes on from its last level (check: a directory of the run's, removed after)")
 }
 
 // checkPartitioned runs c partitioned, starting NATS on loopback when none is given.
@@ -55,13 +58,22 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 		rand.Read(b)
 		run = "r" + hex.EncodeToString(b)
 	}
-	if cfg.URL == "" {
-		dir, err := os.MkdirTemp("", "cmc-nats-")
+	checkpoints := p.checkpoints
+	var runDir string
+	if p.only == nil {
+		// The run's directory: the partitions' checkpoints and the embedded server's stream.
+		dir, err := os.MkdirTemp("", "cmc-run-")
 		if err != nil {
-			return nil, fmt.Errorf("make the NATS server's directory: %w", err)
+			return nil, fmt.Errorf("make the run's directory: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		b, err := broker.Start(dir)
+		runDir = dir
+		if checkpoints == "" {
+			checkpoints = filepath.Join(dir, "checkpoints")
+		}
+	}
+	if cfg.URL == "" && runDir != "" {
+		b, err := broker.Start(filepath.Join(runDir, "nats"))
 		if err != nil {
 			return nil, err
 		}
@@ -78,8 +90,8 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 			nc.Close()
 		}()
 	}
-	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, Restarted: func(k int, why string) {
-		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from the run's stream\n", k, oneLine(why))
+	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, CheckpointDir: checkpoints, Restarted: func(k int, why string) {
+		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
 	}}
 	return prog.CheckPartitioned(ctx, c, cl, progress, service.Prefixed(stderr))
 }

@@ -53,8 +53,8 @@ func TestPartitionedCheckCounts(t *testing.T) {
 }
 
 // TestPartitionedCheckSurvivesKill: a partition's worker killed with SIGKILL in the middle of a
-// level is started again, resumes from the run's stream, and the check's counts are the
-// single-process check's.
+// level is started again, goes on from its checkpoint of that level and the run's stream, and
+// the check's counts are the single-process check's.
 func TestPartitionedCheckSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds worker binaries")
@@ -65,6 +65,9 @@ func TestPartitionedCheckSurvivesKill(t *testing.T) {
 	got, errs := partitionedCheck(t, "TwoPhase", set, service.RunSettings{Partitions: 2}, "../../examples/twophase")
 	if !strings.Contains(errs, "partition 1's worker died (worker died outside any transition: the worker was killed by signal SIGKILL") {
 		t.Errorf("stderr does not say partition 1 was killed and started again: %s", errs)
+	}
+	if !strings.Contains(errs, "resumed from its checkpoint at level 8") {
+		t.Errorf("stderr does not say partition 1 resumed from its checkpoint of level 8: %s", errs)
 	}
 	if got.States != want.States || got.Transitions != want.Transitions || got.Depth != want.Depth || !got.Complete {
 		t.Errorf("after kill -9: %+v; one process %+v", got, want)

@@ -20,6 +20,9 @@ type Cluster struct {
 	// Only, when set, runs only that partition here (a cluster's worker: the others run
 	// elsewhere); otherwise every partition runs here, each in a worker process of its own.
 	Only *int
+	// CheckpointDir, when set, is where each partition keeps its checkpoint (a directory of the
+	// run's that outlives a partition's worker).
+	CheckpointDir string
 	// Restarted hears of a partition's worker that died and was started again.
 	Restarted func(partition int, why string)
 }
@@ -40,7 +43,7 @@ func (p *Program) CheckPartitioned(ctx context.Context, c *Check, cl Cluster, pr
 		p.clusterBin = bin
 	}
 	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
-	args := worker.PartitionArgs{NATS: cl.NATS, Run: cl.Run, Partitions: n}
+	args := worker.PartitionArgs{NATS: cl.NATS, Run: cl.Run, Partitions: n, CheckpointDir: cl.CheckpointDir}
 	if cl.Only != nil {
 		args.Partition = *cl.Only
 		return coord.RunPartition(ctx, p.clusterBin, req, args, progress, out, cl.Restarted)
