@@ -139,9 +139,18 @@ func DeleteRun(ctx context.Context, nc *nats.Conn, run string) error {
 
 func (x *Exchange) subject(p int) string { return "cmc." + x.run + ".p" + strconv.Itoa(p) }
 
+// maxUnacked bounds the batches published and not yet acknowledged (the client refuses more than
+// a few thousand).
+const maxUnacked = 512
+
 // Send publishes a batch without waiting for JetStream's acknowledgement; Barrier waits for them
 // all before it reports the level.
 func (x *Exchange) Send(ctx context.Context, level, to int, batch []byte) error {
+	if len(x.acks) >= maxUnacked {
+		if err := x.acked(ctx); err != nil {
+			return err
+		}
+	}
 	k := [2]int{level, to}
 	seq := x.seq[k]
 	x.seq[k] = seq + 1
@@ -161,16 +170,9 @@ func (x *Exchange) Send(ctx context.Context, level, to int, batch []byte) error 
 // Barrier waits until every batch of the level is stored, publishes the report and waits for
 // every partition's.
 func (x *Exchange) Barrier(ctx context.Context, round int, report []byte) ([][]byte, error) {
-	for _, f := range x.acks {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return nil, fmt.Errorf("publish a batch: %w", err)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := x.acked(ctx); err != nil {
+		return nil, err
 	}
-	x.acks = x.acks[:0]
 	clear(x.seq)
 	m := nats.NewMsg("cmc." + x.run + ".ctl")
 	m.Data = report
@@ -219,6 +221,21 @@ func (x *Exchange) Receive(ctx context.Context, level int, counts []int) ([][]by
 		return true, ""
 	})
 	return out, err
+}
+
+// acked waits until JetStream has stored every batch published.
+func (x *Exchange) acked(ctx context.Context) error {
+	for _, f := range x.acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("publish a batch: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	x.acks = x.acks[:0]
+	return nil
 }
 
 // wait calls ready under the lock until it returns true, an error arrives, or ctx ends.

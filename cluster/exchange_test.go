@@ -183,3 +183,39 @@ func twoCounters() *cmc.Model {
 	})
 	return m
 }
+
+// TestExchangeManyBatches: a level of more batches than the client keeps unacknowledged arrives
+// whole and in order.
+func TestExchangeManyBatches(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	send, err := NewExchange(ctx, connect(t, b), "many", 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer send.Close()
+	recv, err := NewExchange(ctx, connect(t, b), "many", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	const n = 5000
+	for i := range n {
+		if err := send.Send(ctx, 0, 1, []byte(fmt.Sprint(i))); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	go send.Barrier(ctx, 0, []byte("0"))
+	if _, err := recv.Barrier(ctx, 0, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := recv.Receive(ctx, 0, []int{n, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if string(g) != fmt.Sprint(i) {
+			t.Fatalf("batch %d is %q", i, g)
+		}
+	}
+}

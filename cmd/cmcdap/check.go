@@ -121,6 +121,9 @@ func (f *checkFlags) validate() error {
 	if err := atLeast("partitions", f.run.Partitions, 0, "0 means one process"); err != nil {
 		return err
 	}
+	if err := f.partitionable(); err != nil {
+		return err
+	}
 	return positiveSeconds("deadline", f.run.Deadline)
 }
 

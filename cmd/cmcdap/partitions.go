@@ -213,3 +213,25 @@ func writePartitions(w io.Writer, res *engine.Result) {
 	fmt.Fprintf(w, "%d partitions owned %s states (max/mean %.2f); they exchanged %s (%.0f bytes a state)\n",
 		len(res.Partitions), list, ratio, service.Bytes(bytes), perState)
 }
+
+// partitionable refuses what a partitioned check does not do, before anything is built.
+func (f *checkFlags) partitionable() error {
+	r := &f.run
+	if r.Partitions == 0 {
+		return nil
+	}
+	var not []string
+	for _, o := range []struct {
+		set  bool
+		flag string
+	}{{r.Search != "bfs", "-search " + r.Search}, {r.All, "-all"}, {r.Exact, "-exact"}, {r.Goal != "", "-goal"},
+		{f.bookmark != "", "-bookmark"}, {r.Coverage, "-cover"}, {r.Workers > 1, "-workers"}} {
+		if o.set {
+			not = append(not, o.flag)
+		}
+	}
+	if len(not) > 0 {
+		return fmt.Errorf("-partitions runs a breadth-first search without %s: drop them, or drop -partitions", strings.Join(not, ", "))
+	}
+	return nil
+}

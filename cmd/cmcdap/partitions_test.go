@@ -143,3 +143,13 @@ func TestPartitionFigures(t *testing.T) {
 		t.Errorf("summary: %q", got)
 	}
 }
+
+// TestPartitionedCheckRefuses: what a partitioned check does not do is one line before anything
+// is built.
+func TestPartitionedCheckRefuses(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runCheck([]string{"-partitions", "2", "-search", "dfs", "-all", "./nowhere"}, &out, &errb)
+	if want := "cmcdap check: -partitions runs a breadth-first search without -search dfs, -all: drop them, or drop -partitions\n"; code != 2 || errb.String() != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, errb.String(), want)
+	}
+}
