@@ -16,16 +16,17 @@ import (
 // 64-bit hash the visited set keeps) has Owner(h, n) == p: it keeps their visited set, their
 // parent links and the part of each level made of them. The search goes level by level:
 //
-//  1. Admit: take the successors the previous level sent this partition (its own included),
-//     sort them by (fingerprint, parent's fingerprint, step), and admit each fingerprint not in
-//     the visited set, with the first of its arrivals in that order as its parent link. A new
-//     state is decoded, judged (invariants, then constraints and bounds), and joins the level
-//     unless it violates or is cut. The order of admission is the sort's, never the order of
-//     arrival, so every figure and the violation chosen are the same every run and for any n.
+//  1. Admit (arrivals.go): take the successors the previous level sent this partition (its own
+//     included), in fingerprint order, and admit each fingerprint not in the visited set, with
+//     the least (parent's fingerprint, step) of its arrivals as its parent link. A new state
+//     joins the level unless its verdict says it violates or is cut. The order of admission is
+//     the sort's, never the order of arrival, so every figure and the violation chosen are the
+//     same every run and for any n. Then the partition writes its checkpoint (checkpoint.go).
 //  2. Expand: every state of the level, as the sequential search expands one (restore, enabling
-//     conditions, handlers with every Choose combination, capture, hash, step invariants), and
-//     every successor goes to its owner, in batches (partitionwire.go), with the parent's
-//     fingerprint and the step.
+//     conditions, handlers with every Choose combination, capture, hash, step invariants, then
+//     invariants, constraints and bounds on what the handler left: the verdict), and every
+//     successor goes to its owner with the parent's fingerprint, the step and the verdict: kept
+//     in the process when it is this partition's, else in batches (partitionwire.go).
 //  3. Barrier: the partition reports the level (partReport: how many batches it sent each
 //     partition, what it admitted and expanded, its first violation) and waits for every
 //     partition's report of the level. The next level's admission receives exactly the batches
@@ -46,8 +47,8 @@ import (
 // and the step, until the initial state; every partition then knows the path, and the trace is
 // recorded by replaying it, as the sequential search records one, so it is a normal Trace.
 //
-// Not done partitioned: self-check, scenarios, exact mode, All, From and the other strategies;
-// CheckPartition says so rather than searching differently.
+// Not done partitioned: self-check (not run), scenarios, exact mode, All, From, Goal and the other
+// strategies (CheckPartition says so rather than searching differently).
 
 // An Exchange carries a partitioned search's messages between partitions. The engine defines it
 // and knows nothing of its transport (NATS JetStream in a cluster, channels in tests). Rounds are
