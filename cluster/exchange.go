@@ -74,11 +74,7 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 	}
 	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
 		batches: map[batchKey][]byte{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
-	_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: x.stream, Subjects: []string{"cmc." + run + ".>"}, Storage: jetstream.FileStorage,
-		Duplicates: duplicateWindow, Retention: jetstream.LimitsPolicy,
-	})
-	if err != nil {
+	if err := x.makeStream(ctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
 		}
@@ -98,6 +94,36 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 		x.cons = append(x.cons, cc)
 	}
 	return x, nil
+}
+
+// makeStream makes the run's stream unless it is there. Every partition tries, at about the same
+// time: one that finds it made by another uses it, and a failure to make it (the server is still
+// making another's, or is busy) is tried again a few times.
+func (x *Exchange) makeStream(ctx context.Context) error {
+	cfg := jetstream.StreamConfig{
+		Name: x.stream, Subjects: []string{"cmc." + x.run + ".>"}, Storage: jetstream.FileStorage,
+		Duplicates: duplicateWindow, Retention: jetstream.LimitsPolicy,
+	}
+	var err error
+	for attempt := range 10 {
+		if _, err = x.js.Stream(ctx, x.stream); err == nil {
+			return nil
+		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err = x.js.CreateStream(ctx, cfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				continue // look it up: ours, or another partition's
+			}
+		}
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
 }
 
 // Resume skips what the levels and rounds before level sent: the partition goes on from its
