@@ -202,12 +202,21 @@ func (mc *Machine) CaptureAll() (State, error) {
 
 // Hash is the state's 64-bit hash: the format version and each component's hash, hashed.
 func (mc *Machine) Hash(s State) uint64 {
-	d := append(mc.digest[:0], canon.Version)
+	d := digestStart(mc.digest[:0])
 	for _, id := range s {
-		d = binary.LittleEndian.AppendUint64(d, mc.pool.hash(id))
+		d = digestAdd(d, mc.pool.hash(id))
 	}
 	mc.digest = d
 	return xxhash.Sum64(d)
+}
+
+// digestStart and digestAdd build what a state's hash is the xxhash of: the format version, then
+// each component's hash in order. A partitioned search (partition.go) hashes states that arrive as
+// bytes, before they are interned, the same way.
+func digestStart(d []byte) []byte { return append(d, canon.Version) }
+
+func digestAdd(d []byte, component uint64) []byte {
+	return binary.LittleEndian.AppendUint64(d, component)
 }
 
 // Bytes returns the canonical encoding of component i of s.

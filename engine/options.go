@@ -89,6 +89,9 @@ type Progress struct {
 	// Reached is how many of the model's scenarios the search has reached, of Scenarios.
 	Reached   int `json:"reached,omitempty"`
 	Scenarios int `json:"scenarios,omitempty"`
+	// Partitions is how many states each partition of a partitioned search owns (partition.go):
+	// how evenly the fingerprints spread the work.
+	Partitions []int64 `json:"partitions,omitempty"`
 }
 
 // A Result summarises a search.
@@ -140,6 +143,8 @@ type Result struct {
 	// ("redis: connections 3, ..."): the worker asks every component whose root has a
 	// RunSummary() string method (env.Peer's I/O cache) once the search is over.
 	Environment []string `json:"environment,omitempty"`
+	// Partitions are each partition's share of a partitioned search (partition.go).
+	Partitions []PartitionFigures `json:"partitions,omitempty"`
 }
 
 // Traces are the traces a result holds, in the order they are stored: the violations, the kept

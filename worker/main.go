@@ -27,6 +27,18 @@ const maxStack = 64 << 20
 // Register adds an op; call it from an init function.
 func Register(name string, op Op) { ops[name] = op }
 
+// A ProgressOp is an Op that reports progress while it runs, as a check does (a partition of a
+// partitioned check: package cluster).
+type ProgressOp func(req *Request, progress func(engine.Progress)) ([]byte, error)
+
+var progressOps = map[string]ProgressOp{}
+
+// RegisterProgress adds an op that reports progress; call it from an init function.
+func RegisterProgress(name string, op ProgressOp) { progressOps[name] = op }
+
+// Build builds a registered model for an op, turning a panic in its builder into an error.
+func Build(name string, params map[string]string) (*cmc.Model, error) { return build(name, params) }
+
 // The protocol's file descriptors (exec.Cmd.ExtraFiles in the coordinator). Descriptors 0-2 are
 // the model's: a Println in a handler goes to the user, not into a reply.
 const (
@@ -119,6 +131,22 @@ func (w *server) serve(req *Request) {
 		}
 		w.reply(Reply{Done: true, Result: res})
 	default:
+		if op, ok := progressOps[req.Op]; ok {
+			w.setDeadline(req.Deadline)
+			last := time.Now()
+			data, err := op(req, func(p engine.Progress) {
+				if now := time.Now(); now.Sub(last) >= time.Second {
+					last = now
+					w.reply(Reply{Progress: &p})
+				}
+			})
+			if err != nil {
+				w.reply(Reply{Done: true, Error: err.Error()})
+				return
+			}
+			w.reply(Reply{Done: true, Data: data})
+			return
+		}
 		op, ok := ops[req.Op]
 		if !ok {
 			w.reply(Reply{Done: true, Error: fmt.Sprintf("worker: unknown op %q", req.Op)})

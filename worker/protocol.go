@@ -49,6 +49,35 @@ type CheckOptions struct {
 	CoverDir string `json:"cover_dir,omitempty"`
 }
 
+// PartitionArgs are the arguments of the "partition" op (registered by package cluster, linked
+// into a partitioned check's worker): run one partition of a partitioned breadth-first search
+// (engine/partition.go) with the request's model and Check options, exchanging states over NATS.
+// The secrets travel over the pipe, never in the worker's arguments or environment.
+type PartitionArgs struct {
+	NATS       NATS   `json:"nats"`
+	Run        string `json:"run"` // the run's id: its NATS stream and subjects
+	Partition  int    `json:"partition"`
+	Partitions int    `json:"partitions"`
+	// Life counts the times this partition was started in this run (0 the first): one started
+	// again resumes from the run's stream.
+	Life int `json:"life,omitempty"`
+	// CheckpointDir, when set, is where the partition keeps its checkpoint, written at every
+	// level; started again, it goes on from there (engine/checkpoint.go).
+	CheckpointDir string `json:"checkpoint_dir,omitempty"`
+	// KillAtLevel, for the test of resuming after kill -9 only: in its first life, the worker
+	// kills itself with SIGKILL after sending its first batch of this level (0: never).
+	KillAtLevel int `json:"kill_at_level,omitempty"`
+}
+
+// NATS says how to reach NATS (see cluster.Config, which has the same fields).
+type NATS struct {
+	URL      string `json:"url"`
+	Token    string `json:"token,omitempty"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+	Creds    string `json:"creds,omitempty"`
+}
+
 // A Reply is one line the worker sends. A request gets any number of progress replies, then one
 // with Done set.
 type Reply struct {

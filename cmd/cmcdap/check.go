@@ -47,6 +47,7 @@ type checkFlags struct {
 	db       string
 	bookmark string
 	quiet    bool
+	part     partitionFlags // -partitions: partitions.go
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -68,6 +69,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
 	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
+	fs.IntVar(&f.run.Partitions, "partitions", 0, "bfs: search in `N` worker processes, each owning a partition of the states, exchanging them over NATS, with the same result (docs/cluster.md)")
+	f.part.addNATSFlags(fs)
 	fs.Var(&memoryFlag{&f.run.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
 	fs.StringVar(&f.db, "db", "", dbUsage)
@@ -113,6 +116,12 @@ func (f *checkFlags) validate() error {
 		return err
 	}
 	if err := atLeast("workers", f.run.Workers, 0, "0 means one per core, 1 a single one"); err != nil {
+		return err
+	}
+	if err := atLeast("partitions", f.run.Partitions, 0, "0 means one process"); err != nil {
+		return err
+	}
+	if err := f.partitionable(); err != nil {
 		return err
 	}
 	return positiveSeconds("deadline", f.run.Deadline)
@@ -165,7 +174,12 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		}
 	}
 	checking := time.Now()
-	res, err := prog.Check(ctx, c, progress, service.Prefixed(stderr))
+	var res *engine.Result
+	if f.run.Partitions > 0 {
+		res, err = checkPartitioned(ctx, prog, c, &f.part, progress, stderr)
+	} else {
+		res, err = prog.Check(ctx, c, progress, service.Prefixed(stderr))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return 2, errors.New("interrupted")
@@ -173,6 +187,12 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		return 2, err
 	}
 	elapsed := time.Since(checking)
+	if f.part.only != nil && *f.part.only != 0 {
+		// A cluster's worker: partition 0 prints and stores the result.
+		fmt.Fprintf(stdout, "partition %d of %d done: %d of the search's %d states, %d transitions\n",
+			*f.part.only, len(res.Partitions), res.Partitions[*f.part.only].States, res.States, res.Partitions[*f.part.only].Transitions)
+		return 0, nil
+	}
 	if !f.jsonOut {
 		writeFindings(stdout, c, prog.Package.ImportPath, res, elapsed)
 	}
@@ -248,7 +268,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 	return func(p engine.Progress) {
 		secs := time.Since(start).Seconds()
-		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d%s\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth, tracefmt.Guidance(p))
+		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d%s%s\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth, tracefmt.Guidance(p), balance(p.Partitions))
 	}
 }
 
@@ -257,6 +277,7 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Goal: c.Settings.Goal, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
+	writePartitions(w, res)
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(w, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage, Root: wd})
 	}
@@ -342,7 +363,9 @@ func writeJSON(w io.Writer, res *engine.Result, ids []int64, elapsed time.Durati
 		Branching float64            `json:"branching"`
 		Events    []engine.EventRuns `json:"events"`
 		Coverage  *engine.Coverage   `json:"coverage,omitempty"`
-	}{Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
+		// Partitions are each partition's share of a partitioned check (-partitions).
+		Partitions []engine.PartitionFigures `json:"partitions,omitempty"`
+	}{Partitions: res.Partitions, Expanded: res.Expanded, Branching: res.Branching(), Events: res.Events, Coverage: res.Coverage, States: res.States, Transitions: res.Transitions, Depth: res.Depth, ElapsedS: elapsed.Seconds(),
 		Complete: res.Complete, Exact: res.Exact, Collision: res.CollisionProbability, Cut: res.Cut,
 		StoredBytes: res.StoredBytes, FrontierBytes: res.FrontierBytes, SpilledBytes: res.SpilledBytes, Violations: []violation{},
 		Heuristic: res.Heuristic}

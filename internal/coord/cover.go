@@ -81,7 +81,7 @@ func BuildCover(ctx context.Context, p *Package, extra []string) (*CoverTarget, 
 	files := map[string]string{
 		"go.work":      fmt.Sprintf("go %s\n\nuse ./main\nuse %s\n", ver, strconv.Quote(p.Module)),
 		"main/go.mod":  fmt.Sprintf("module %s\n\ngo %s\n", mainPath, ver),
-		"main/main.go": workerMain(p.ImportPath),
+		"main/main.go": workerMain(p.ImportPath, false),
 	}
 	for f, text := range files {
 		if err := writeAtomic(filepath.Join(dir, f), []byte(text)); err != nil {

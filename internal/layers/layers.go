@@ -27,10 +27,11 @@ var Layers = []Layer{
 		"internal/transition", "internal/faults", "internal/stackdump"}},
 	{"peers", []string{"env/peer"}},
 	{"worker", []string{"worker"}},
+	{"cluster", []string{"cluster"}},
 	{"store", []string{"store", "store/pgtest"}},
 	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
-	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "webview"}},
+	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "internal/broker", "webview"}},
 	{"models and test programs", []string{"examples/...", "test/..."}},
 	{"checks", []string{"internal/layers"}},
 }
@@ -67,6 +68,12 @@ var Rules = []Rule{
 		Not: []string{"store", "internal/coord", "internal/dap/...", "internal/views", "cmd/...",
 			"std:net", "std:net/http", "std:database/sql"},
 		Why: "the worker runs inside the user's program and talks only over its pipe",
+	},
+	{
+		From: []string{"cluster"},
+		Not: []string{"store", "internal/coord", "internal/broker", "internal/dap/...", "internal/views", "cmd/...",
+			"std:database/sql"},
+		Why: "cluster is linked into a partition's worker binary: it talks NATS (the client only, which brings net/http for websockets; the embedded server is internal/broker's, in cmcdap) and knows nothing of storage or front ends",
 	},
 	{
 		From: []string{"store"},

@@ -50,7 +50,9 @@ type Program struct {
 	Package *Package
 	bin     string
 	cover   *coord.CoverTarget // built by Cover
-	extra   string             // the packages cover measures besides the user's
+	// clusterBin is the worker that also runs a partition (coord.BuildCluster), once built.
+	clusterBin string
+	extra      string // the packages cover measures besides the user's
 }
 
 // Cover builds the worker that measures coverage, of the user's packages and of extra (a

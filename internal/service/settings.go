@@ -42,6 +42,10 @@ type RunSettings struct {
 	CoverPackages string `json:"cover_packages,omitempty"`
 	// Goal is the scenario the search looks for (engine.Options.Goal).
 	Goal string `json:"goal,omitempty"`
+	// Partitions is how many processes a partitioned breadth-first search runs in, each owning
+	// the states whose fingerprints fall in its partition (engine/partition.go); 0: not
+	// partitioned. The result is the same for any number.
+	Partitions int `json:"partitions,omitempty"`
 }
 
 // Searches are the search strategies, as the CLI and the launch configuration name them.

@@ -1,0 +1,334 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// An Exchange is one partition's engine.Exchange over NATS JetStream.
+//
+// A run has one stream, CMC_<run>, with a subject per partition for the batches addressed to it
+// (cmc.<run>.p<K>) and one control subject for the level reports (cmc.<run>.ctl). The stream is
+// stored on disk and kept until the run is over, so it is the log of the run: a partition that
+// starts again (after kill -9) reads its subject and the control subject from the beginning, and
+// re-running its deterministic search against them reaches the state it was in (cluster.md:
+// "Resume after kill").
+//
+// Every message has an id (Nats-Msg-Id: run, kind, level or round, sender, destination, number),
+// so what a restarted partition sends again is dropped by JetStream's duplicate window; the
+// receiver also keeps only the first message with a given (level, sender, number) and ignores
+// messages of levels it is done with, so a duplicate past the window changes nothing.
+//
+// The barrier is the control subject, not a KV bucket per level: a report is one message every
+// partition reads in order anyway, the stream keeps them for a restarted partition, and a level
+// needs no bucket to be made and deleted.
+type Exchange struct {
+	js     jetstream.JetStream
+	run    string
+	me, n  int
+	stream string
+
+	mu      sync.Mutex
+	changed chan struct{} // closed when a message arrives
+	batches map[batchKey][]byte
+	reports map[reportKey][]byte
+	doneL   int // levels before this one are received: their batches are dropped
+	doneR   int // rounds before this one are over
+	err     error
+	seq     map[[2]int]int // (level, to) -> batches sent
+	acks    []jetstream.PubAckFuture
+	cons    []jetstream.ConsumeContext
+	// Stalled, when set, is called when a wait has lasted another minute, with what it waits for.
+	Stalled func(what string)
+}
+
+type batchKey struct{ level, from, seq int }
+type reportKey struct{ round, from int }
+
+var runName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// duplicateWindow is how long JetStream remembers message ids. It bounds nothing the search
+// needs (the receiver drops duplicates itself); it saves storing what a restarted partition sends
+// again while it catches up.
+const duplicateWindow = time.Hour
+
+// NewExchange joins run as partition me of n on nc, making the run's stream if it is not there.
+func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Exchange, error) {
+	if !runName.MatchString(run) {
+		return nil, fmt.Errorf("run id %q: use 1 to 64 letters, digits, - or _", run)
+	}
+	if n < 1 || me < 0 || me >= n {
+		return nil, fmt.Errorf("partition %d of %d: the partition must be from 0 to %d", me, n, n-1)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
+		batches: map[batchKey][]byte{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
+	if err := x.makeStream(ctx); err != nil {
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
+		}
+		return nil, fmt.Errorf("make the run's stream %s: %w", x.stream, err)
+	}
+	for _, subj := range []string{x.subject(me), "cmc." + run + ".ctl"} {
+		c, err := js.OrderedConsumer(ctx, x.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("read %s: %w", subj, err)
+		}
+		cc, err := c.Consume(x.arrived)
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("read %s: %w", subj, err)
+		}
+		x.cons = append(x.cons, cc)
+	}
+	return x, nil
+}
+
+// makeStream makes the run's stream unless it is there. Every partition tries, at about the same
+// time: one that finds it made by another uses it, and a failure to make it (the server is still
+// making another's, or is busy) is tried again a few times.
+func (x *Exchange) makeStream(ctx context.Context) error {
+	cfg := jetstream.StreamConfig{
+		Name: x.stream, Subjects: []string{"cmc." + x.run + ".>"}, Storage: jetstream.FileStorage,
+		Duplicates: duplicateWindow, Retention: jetstream.LimitsPolicy,
+	}
+	var err error
+	for attempt := range 10 {
+		if _, err = x.js.Stream(ctx, x.stream); err == nil {
+			return nil
+		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err = x.js.CreateStream(ctx, cfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				continue // look it up: ours, or another partition's
+			}
+		}
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
+}
+
+// Resume skips what the levels and rounds before level sent: the partition goes on from its
+// checkpoint at level (engine.Resumer).
+func (x *Exchange) Resume(level int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.doneL, x.doneR = level, level
+	for k := range x.batches {
+		if k.level < level {
+			delete(x.batches, k)
+		}
+	}
+	for k := range x.reports {
+		if k.round < level {
+			delete(x.reports, k)
+		}
+	}
+}
+
+// Close stops reading; the stream stays (DeleteRun removes it).
+func (x *Exchange) Close() {
+	for _, c := range x.cons {
+		c.Stop()
+	}
+}
+
+// DeleteRun removes a run's stream, once every partition is done with it.
+func DeleteRun(ctx context.Context, nc *nats.Conn, run string) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	if err := js.DeleteStream(ctx, "CMC_"+run); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("delete the run's stream: %w", err)
+	}
+	return nil
+}
+
+func (x *Exchange) subject(p int) string { return "cmc." + x.run + ".p" + strconv.Itoa(p) }
+
+// maxUnacked bounds the batches published and not yet acknowledged (the client refuses more than
+// a few thousand).
+const maxUnacked = 512
+
+// Send publishes a batch without waiting for JetStream's acknowledgement; Barrier waits for them
+// all before it reports the level.
+func (x *Exchange) Send(ctx context.Context, level, to int, batch []byte) error {
+	if len(x.acks) >= maxUnacked {
+		if err := x.acked(ctx); err != nil {
+			return err
+		}
+	}
+	k := [2]int{level, to}
+	seq := x.seq[k]
+	x.seq[k] = seq + 1
+	m := nats.NewMsg(x.subject(to))
+	m.Data = batch
+	m.Header.Set("Cmc-Level", strconv.Itoa(level))
+	m.Header.Set("Cmc-From", strconv.Itoa(x.me))
+	m.Header.Set("Cmc-Seq", strconv.Itoa(seq))
+	f, err := x.js.PublishMsgAsync(m, jetstream.WithMsgID(fmt.Sprintf("%s.b.%d.%d.%d.%d", x.run, level, x.me, to, seq)))
+	if err != nil {
+		return err
+	}
+	x.acks = append(x.acks, f)
+	return nil
+}
+
+// Barrier waits until every batch of the level is stored, publishes the report and waits for
+// every partition's.
+func (x *Exchange) Barrier(ctx context.Context, round int, report []byte) ([][]byte, error) {
+	if err := x.acked(ctx); err != nil {
+		return nil, err
+	}
+	clear(x.seq)
+	m := nats.NewMsg("cmc." + x.run + ".ctl")
+	m.Data = report
+	m.Header.Set("Cmc-Round", strconv.Itoa(round))
+	m.Header.Set("Cmc-From", strconv.Itoa(x.me))
+	if _, err := x.js.PublishMsg(ctx, m, jetstream.WithMsgID(fmt.Sprintf("%s.r.%d.%d", x.run, round, x.me))); err != nil {
+		return nil, fmt.Errorf("publish the report of round %d: %w", round, err)
+	}
+	var out [][]byte
+	err := x.wait(ctx, func() (bool, string) {
+		for q := range x.n {
+			if _, ok := x.reports[reportKey{round, q}]; !ok {
+				return false, fmt.Sprintf("partition %d's report of round %d", q, round)
+			}
+		}
+		for q := range x.n {
+			k := reportKey{round, q}
+			out = append(out, x.reports[k])
+			delete(x.reports, k)
+		}
+		x.doneR = round + 1
+		return true, ""
+	})
+	return out, err
+}
+
+// Receive waits for the batches counts says were sent to this partition at level.
+func (x *Exchange) Receive(ctx context.Context, level int, counts []int) ([][]byte, error) {
+	var out [][]byte
+	err := x.wait(ctx, func() (bool, string) {
+		for q, c := range counts {
+			for s := range c {
+				if _, ok := x.batches[batchKey{level, q, s}]; !ok {
+					return false, fmt.Sprintf("batch %d of %d from partition %d at level %d", s+1, c, q, level)
+				}
+			}
+		}
+		for q, c := range counts {
+			for s := range c {
+				k := batchKey{level, q, s}
+				out = append(out, x.batches[k])
+				delete(x.batches, k)
+			}
+		}
+		x.doneL = level + 1
+		return true, ""
+	})
+	return out, err
+}
+
+// acked waits until JetStream has stored every batch published.
+func (x *Exchange) acked(ctx context.Context) error {
+	for _, f := range x.acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("publish a batch: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	x.acks = x.acks[:0]
+	return nil
+}
+
+// wait calls ready under the lock until it returns true, an error arrives, or ctx ends.
+func (x *Exchange) wait(ctx context.Context, ready func() (bool, string)) error {
+	waited := time.Duration(0)
+	for {
+		x.mu.Lock()
+		if x.err != nil {
+			err := x.err
+			x.mu.Unlock()
+			return err
+		}
+		ok, what := ready()
+		ch := x.changed
+		x.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-time.After(time.Minute):
+			waited += time.Minute
+			if x.Stalled != nil {
+				x.Stalled(fmt.Sprintf("waited %v for %s", waited, what))
+			}
+		}
+	}
+}
+
+// arrived files a message from the stream.
+func (x *Exchange) arrived(m jetstream.Msg) {
+	h := m.Headers()
+	num := func(k string) (int, bool) {
+		v, err := strconv.Atoi(h.Get(k))
+		return v, err == nil && v >= 0
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	from, okF := num("Cmc-From")
+	if lv, ok := num("Cmc-Level"); ok {
+		seq, okS := num("Cmc-Seq")
+		switch k := (batchKey{lv, from, seq}); {
+		case !okF || !okS || from >= x.n:
+			x.fail(fmt.Errorf("a batch on %s has bad headers (another run with the same id?)", m.Subject()))
+		case lv < x.doneL:
+		default:
+			if _, dup := x.batches[k]; !dup {
+				x.batches[k] = m.Data()
+			}
+		}
+	} else if r, ok := num("Cmc-Round"); ok && okF && from < x.n {
+		if k := (reportKey{r, from}); r >= x.doneR {
+			if _, dup := x.reports[k]; !dup {
+				x.reports[k] = m.Data()
+			}
+		}
+	} else {
+		x.fail(fmt.Errorf("a message on %s has no level or round (another program writes to the run's subjects?)", m.Subject()))
+	}
+	close(x.changed)
+	x.changed = make(chan struct{})
+}
+
+func (x *Exchange) fail(err error) {
+	if x.err == nil {
+		x.err = err
+	}
+}

@@ -1,0 +1,52 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/coord"
+	"github.com/cmc-go/cmc/worker"
+)
+
+// NATS says how a partitioned check's partitions reach NATS.
+type NATS = worker.NATS
+
+// A Cluster says where the partitions of a partitioned check (Settings.Partitions) meet and
+// which of them this process runs.
+type Cluster struct {
+	NATS NATS
+	Run  string // the run's id: its NATS stream and subjects
+	// Only, when set, runs only that partition here (a cluster's worker: the others run
+	// elsewhere); otherwise every partition runs here, each in a worker process of its own.
+	Only *int
+	// CheckpointDir, when set, is where each partition keeps its checkpoint (a directory of the
+	// run's that outlives a partition's worker).
+	CheckpointDir string
+	// Restarted hears of a partition's worker that died and was started again.
+	Restarted func(partition int, why string)
+}
+
+// CheckPartitioned runs c as a partitioned breadth-first search (engine/partition.go) in
+// c.Settings.Partitions partitions, in worker processes that exchange states over NATS. The
+// result is the same as Check's for a breadth-first search, and is stored alike (Save).
+func (p *Program) CheckPartitioned(ctx context.Context, c *Check, cl Cluster, progress func(engine.Progress), out Output) (*engine.Result, error) {
+	n := c.Settings.Partitions
+	if n < 1 {
+		return nil, fmt.Errorf("partitions %d: a partitioned check has at least one partition", n)
+	}
+	if p.clusterBin == "" {
+		bin, err := coord.BuildCluster(ctx, p.Package)
+		if err != nil {
+			return nil, err
+		}
+		p.clusterBin = bin
+	}
+	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
+	args := worker.PartitionArgs{NATS: cl.NATS, Run: cl.Run, Partitions: n, CheckpointDir: cl.CheckpointDir}
+	if cl.Only != nil {
+		args.Partition = *cl.Only
+		return coord.RunPartition(ctx, p.clusterBin, req, args, progress, out, cl.Restarted)
+	}
+	return coord.CheckPartitioned(ctx, p.clusterBin, req, args, n, progress, out, cl.Restarted)
+}
