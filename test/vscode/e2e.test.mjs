@@ -683,6 +683,10 @@ async function scenario() {
     await page.keyboard.press('Enter');
   }
   await inline.first().waitFor({ state: 'visible', timeout: 15000 });
+  if (configName === 'Check AODV') {
+    // Step 15's value (the hover above lists it), not step 16's that Step Into showed here.
+    await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Choose → 1 of 2: deliver RREQ A→B' }).first().waitFor({ state: 'visible', timeout: 15000 });
+  }
   log(`Choose values in ${otherFile}:`, (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
   await shot('choose-in-other-file');
   assert.ok((await inline.allInnerTexts()).some((d) => /Choose → \d+ of \d+/.test(d)), `the Choose in ${otherFile} shows its value`);
@@ -822,10 +826,11 @@ async function scenario() {
   assert.equal(saved().trim(), 'if rt.ValidSeq && !SeqNewer(u.Seq, rt.Seq) {');
   await shot('fix-typed-in-rerr-go');
 
-  await page.locator('.activitybar [aria-label^="CMC"]').first().click();
-  await bookmarkRow.first().hover();
-  await bookmarkRow.first().locator('.actions [aria-label^="Re-check from This Bookmark"]').click();
-  if (await picker.first().isVisible().catch(() => false)) await page.keyboard.press('Enter');
+  // From the Command Palette this time (the Bookmarks view re-renders under a hover as the
+  // session's trees refresh): it asks which bookmark.
+  await command('CMC: Re-check from This Bookmark');
+  await picker.first().waitFor({ state: 'visible', timeout: 15000 });
+  await picker.first().click();
   const fixed = await notification(/now: no violation/, 240000);
   log('re-check with the fix:', fixed);
   assert.match(fixed, /AODVSpecBug from bookmark "before-reorder": original: invariant NoRoutingLoop.* at step 16 \(trace 1\); now: no violation in \d+ states \(complete\)/);
@@ -896,6 +901,18 @@ async function loopStory(stopStep) {
   log('chart at step 13:', chart.texts, 'texts in a', chart.width, 'px wide panel;', chart.overlaps.length, 'overlapping');
   assert.ok(chart.texts > 0, 'the chart draws its texts');
   assert.deepEqual(chart.overlaps, [], 'no two texts of the sequence chart overlap');
+  // The chart, heap and diff sections keep a readable height and do not draw over each other
+  // (in a short panel the views scroll).
+  const sections = await inViews(() => [...document.querySelectorAll('main.views > section.panel')].map((e) => {
+    const r = e.getBoundingClientRect();
+    return { what: e.className, t: r.top, b: r.bottom, h: r.height };
+  }));
+  log('views sections:', sections.map((x) => `${x.what} ${Math.round(x.h)} px`).join(' / '));
+  assert.equal(sections.length, 3);
+  for (const [i, x] of sections.entries()) {
+    assert.ok(x.h >= 139, `${x.what} is ${x.h} px high`);
+    if (i > 0) assert.ok(x.t >= sections[i - 1].b - 1, `${x.what} starts above the end of ${sections[i - 1].what}`);
+  }
   await shot('loop-step13-diff-and-chart');
 
   // A data breakpoint on A's route to D, from the Variables pane, at the violation; reverse

@@ -23,6 +23,8 @@ export class ChoiceValues implements vscode.CodeLensProvider, vscode.HoverProvid
   constructor(private readonly sessions: CmcSessions) {
     this.disposables.push(
       sessions.onDidChange(() => this.refresh.fire()),
+      // An editor shown again shows the lenses it had: ask again, for the step now looked at.
+      vscode.window.onDidChangeVisibleTextEditors(() => this.refresh.fire()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('cmc.inlineChoices')) this.refresh.fire();
       }),
