@@ -300,8 +300,7 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 	//	pk, ok := s.Air.Receive(id, s.mayFault())
 	//	err := r.Receive(pk.From, pk.Msg)
 	for _, word := range []string{"r", "pk", "ok", "err", "id", "s", "pk.Msg", "s.Air", "pk.From",
-		"r.Receive(pk.From, pk.Msg)", "err == nil", "len(A.routes)", `A.routes["Dest=Z"]`, "A.nothing", "nil", "3",
-		"r.routes"} { // over the handler's closure, r is a local
+		"r.Receive(pk.From, pk.Msg)", "err == nil", "len(A.routes)", `A.routes["Dest=Z"]`, "A.nothing", "nil", "3"} {
 		c.EvaluateRequest(word, 0, "hover")
 		if e := daptest.ExpectError(t, c); e.Body.Error == nil || e.Body.Error.ShowUser {
 			t.Errorf("hover %s: %+v", word, e.Body.Error)
@@ -323,16 +322,28 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 			t.Errorf("hover %s = %s, want %s", h.expr, got, h.want)
 		}
 	}
-	if r := hoverAt(t, c, "r.routes", receive); !strings.HasPrefix(r.Result, "len 3 {Dest=B: ") || r.VariablesReference == 0 {
-		t.Errorf("hover r.routes: %+v", r)
+	// In the step's handler closure (model.go), r is the router its On chain registered:
+	// p := m.Process(id.String(), r); p.On("receive", func() { ... }). Without a place, the
+	// frame's line is that closure's.
+	closure := aodvLine(t, "model.go", `p.On("receive", func() {`)
+	for _, at := range []engine.SourceLine{receive, closure, {}} {
+		if r := hoverAt(t, c, "r.routes", at); !strings.HasPrefix(r.Result, "len 3 {Dest=B: ") || r.VariablesReference == 0 {
+			t.Errorf("hover r.routes at %s: %+v", at, r)
+		}
 	}
-	// In the invariants b is the next hop (a local), r a loop variable and s the System: none is A.
+	// In the invariants b is the next hop (a local), r a loop variable and s the System: none is A;
+	// nor is r in the closure of another event than the step's.
 	for _, h := range []struct{ expr, line string }{
 		{"b.routes", "rb := b.route(ra.Dest)"},
 		{"r.routes", "for _, rt := range r.routes {"},
 		{"s.Routers", "b := s.Routers[ra.NextHop]"},
+		{"r.routes", `p.On("request "+dest.String(), func() {`}, // the request event's closures: not this step's handler
 	} {
-		at := aodvLine(t, "invariants.go", h.line)
+		file := "invariants.go"
+		if strings.Contains(h.line, "p.On") {
+			file = "model.go"
+		}
+		at := aodvLine(t, file, h.line)
 		c.Send("evaluate", map[string]any{"expression": h.expr, "context": "hover",
 			"source": map[string]any{"path": at.File}, "line": at.Line, "column": 5})
 		if e := daptest.ExpectError(t, c); e.Body.Error == nil || e.Body.Error.ShowUser {

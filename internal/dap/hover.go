@@ -14,7 +14,9 @@ import (
 // that lead to a variable of the state shown, which it shows as the Variables pane does. A first
 // name that is not a component is the acting process only where the source says so: it is the
 // receiver of the method the hovered word is in (r in func (r *Router) Receive), and the process
-// has that receiver's type. Where the client does not say where the mouse is (DAP's evaluate
+// has that receiver's type; or, inside the closure that is the step's handler, the variable the
+// closure's On chain registered as its process (me in m.Process(me.Name, me).On(..., func() {
+// ... })). Where the client does not say where the mouse is (DAP's evaluate
 // location is newer than many clients), the method is the one of the frame's line: the handler,
 // or the Choose call inside the step. Anything else under the mouse (a local such as pk, err or
 // the b of a loop, a call, an operator, a path to nothing) shows nothing: the answer is a quiet
@@ -93,11 +95,15 @@ func (s *Session) hoverNode(code string, p engine.Cursor, at engine.SourceLine) 
 	return n, nil
 }
 
-// receiverNode is the acting process's variable when name is the receiver of the method at the
-// hovered place (else at the frame's line) and the process has the receiver's type; else nil.
+// receiverNode is the acting process's variable when name is, at the hovered place (else at the
+// frame's line), the receiver of the method there and the process has the receiver's type, or
+// the variable the step's handler closure names its process by; else nil.
 func (s *Session) receiverNode(tree *node, name string, p engine.Cursor, at engine.SourceLine) *node {
+	st := s.tr.step(p.Step)
+	n := tree.byName[st.Proc]
+	handler, hasHandler := s.sourceLine(st.Site)
 	if at.File == "" {
-		site := s.tr.step(p.Step).Site
+		site := st.Site
 		if c := s.tr.t.Call(p); c != nil {
 			site = c.Site
 		}
@@ -106,15 +112,18 @@ func (s *Session) receiverNode(tree *node, name string, p engine.Cursor, at engi
 			return nil
 		}
 	}
-	r, ok := s.sources.receiverAt(at.File, at.Line)
-	if !ok || r.name != name {
+	if n == nil {
 		return nil
 	}
-	n := tree.byName[s.tr.step(p.Step).Proc]
-	if n == nil || !r.isTypeOf(n) {
-		return nil
+	if r, ok := s.sources.receiverAt(at.File, at.Line); ok && r.name == name && r.isTypeOf(n) {
+		return n
 	}
-	return n
+	if hasHandler && handler.File == at.File {
+		if v, ok := s.sources.processVarAt(at.File, at.Line, handler.Line); ok && v == name {
+			return n
+		}
+	}
+	return nil
 }
 
 // pathKeys reads an expression that is a path: its first name and the keys after it (field

@@ -152,3 +152,103 @@ func (r receiver) isTypeOf(n *node) bool {
 	}
 	return true
 }
+
+// processVarAt is the variable a handler closure names its process by: in
+//
+//	m.Process(me.Name, me).On("receive", func() { ... me.Routes ... })
+//	p := m.Process(id.String(), r); p.On("receive", func() { ... r.routes ... })
+//
+// me and r, when line is inside the closure registered by On that starts at handlerLine (the
+// step's handler site); ok is false anywhere else. That closure runs only as its own process's
+// handler, so in the step it is the acting process.
+func (g *goSources) processVarAt(file string, line, handlerLine int) (name string, ok bool) {
+	f, fset := g.file(file)
+	if f == nil {
+		return "", false
+	}
+	lineOf := func(n ast.Node) (int, int) { return fset.Position(n.Pos()).Line, fset.Position(n.End()).Line }
+	var decl *ast.FuncDecl // the function that registers the handler
+	var on *ast.CallExpr   // the On call whose closure it is
+	ast.Inspect(f, func(n ast.Node) bool {
+		if on != nil || n == nil {
+			return false
+		}
+		if d, isDecl := n.(*ast.FuncDecl); isDecl {
+			decl = d
+		}
+		call, isCall := n.(*ast.CallExpr)
+		if !isCall || !isMethod(call.Fun, "On") {
+			return true
+		}
+		for _, a := range call.Args {
+			lit, isLit := a.(*ast.FuncLit)
+			if !isLit {
+				continue
+			}
+			if from, to := lineOf(lit); from == handlerLine && from <= line && line <= to {
+				on = call
+			}
+		}
+		return true
+	})
+	if on == nil || decl == nil {
+		return "", false
+	}
+	// The process the On chain starts from: m.Process(name, X), directly or through a variable.
+	x := on.Fun.(*ast.SelectorExpr).X
+	for {
+		switch e := x.(type) {
+		case *ast.CallExpr:
+			if isMethod(e.Fun, "Process") && len(e.Args) == 2 {
+				id, isIdent := e.Args[1].(*ast.Ident)
+				return identName(id, isIdent)
+			}
+			if !isMethod(e.Fun, "On") {
+				return "", false
+			}
+			x = e.Fun.(*ast.SelectorExpr).X // p.On(...).On(...)
+		case *ast.Ident:
+			v := assignedTo(decl, e.Name)
+			if v == nil {
+				return "", false
+			}
+			x = v
+		default:
+			return "", false
+		}
+	}
+}
+
+func isMethod(fun ast.Expr, name string) bool {
+	sel, ok := fun.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == name
+}
+
+func identName(id *ast.Ident, ok bool) (string, bool) {
+	if !ok || id.Name == "_" {
+		return "", false
+	}
+	return id.Name, true
+}
+
+// assignedTo is the value the only := or = of name in fn gives it, or nil.
+func assignedTo(fn *ast.FuncDecl, name string) ast.Expr {
+	var v ast.Expr
+	n := 0
+	ast.Inspect(fn, func(node ast.Node) bool {
+		as, ok := node.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, l := range as.Lhs {
+			if id, isIdent := l.(*ast.Ident); isIdent && id.Name == name {
+				v, n = as.Rhs[i], n+1
+			}
+		}
+		return true
+	})
+	if n != 1 {
+		return nil
+	}
+	return v
+}
