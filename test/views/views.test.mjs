@@ -324,10 +324,26 @@ describe("two traces compared", () => {
 // by 800 CSS px. Step 13 of the AODV loop is where B takes C's request and points its route to
 // C at A: the change the issue (#18, item 5) says must be readable there.
 const PANEL = { width: 640, height: 800 };
+// In VS Code's default 1024 by 768 window the panel beside the editor is 360 px wide (the
+// code-server test measures it) and, with the Debug Console open, about 430 px high.
+const SMALL_PANEL = { width: 360, height: 430 };
 
 describe("at the size of a panel beside the editor", () => {
   test("the chart fits every lifeline and no two labels overlap", async () => {
     const w = await v.serve({ cwd: v.repoDir, pkg: "./examples/aodv" });
+    // At VS Code's default window size first: the four lifelines fit, no two texts overlap.
+    const small = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
+    await small.setViewportSize(SMALL_PANEL);
+    await v.rendered(small);
+    const fit = await small.evaluate(() => ({
+      lifelines: [...document.querySelectorAll("svg.chart line.lifeline")].map((e) => e.getBoundingClientRect().left),
+      right: Math.min(document.querySelector(".chart-scroll").getBoundingClientRect().right, window.innerWidth),
+    }));
+    assert.equal(fit.lifelines.length, 4);
+    assert.ok(fit.lifelines.every((l) => l <= fit.right), `lifelines at x ${fit.lifelines} in ${fit.right} px`);
+    assert.deepEqual((await v.chartOverlaps(small)).overlaps, [], `no two texts overlap at ${SMALL_PANEL.width} px`);
+    await small.screenshot({ path: v.out("aodv-step13-small-panel.png") });
+    await small.close();
     const page = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
     await page.setViewportSize(PANEL);
     await v.rendered(page);

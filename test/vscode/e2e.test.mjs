@@ -896,11 +896,15 @@ async function loopStory(stopStep) {
         if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) overlaps.push(`${a.what} / ${b.what}`);
       }
     }
-    return { texts: texts.length, overlaps, width: innerWidth };
+    const right = Math.min(document.querySelector('.chart-scroll').getBoundingClientRect().right, innerWidth);
+    const lifelines = [...document.querySelectorAll('svg.chart line.lifeline')].map((e) => e.getBoundingClientRect().left);
+    return { texts: texts.length, overlaps, width: innerWidth, lifelines, outside: lifelines.filter((l) => l > right) };
   });
   log('chart at step 13:', chart.texts, 'texts in a', chart.width, 'px wide panel;', chart.overlaps.length, 'overlapping');
   assert.ok(chart.texts > 0, 'the chart draws its texts');
   assert.deepEqual(chart.overlaps, [], 'no two texts of the sequence chart overlap');
+  assert.equal(chart.lifelines.length, 4, 'a lifeline per router');
+  assert.deepEqual(chart.outside, [], 'every lifeline is inside the panel');
   // The chart, heap and diff sections keep a readable height and do not draw over each other
   // (in a short panel the views scroll).
   const sections = await inViews(() => [...document.querySelectorAll('main.views > section.panel')].map((e) => {
