@@ -811,13 +811,20 @@ async function scenario() {
   const lines = original.split('\n');
   const ruleLine = lines.findIndex((l) => l.includes(`if ${rule}rt.ValidSeq`)) + 1;
   assert.ok(ruleLine > 0, 'rerr.go has the stale-RERR rule');
+  const ruleCol = lines[ruleLine - 1].indexOf(rule) + 1;
   await openFile(rerr);
-  await page.keyboard.press('Control+G');
-  await page.keyboard.type(String(ruleLine));
-  await page.keyboard.press('Enter');
-  await page.keyboard.press('Home'); // the first character of the line's code: "if"
-  for (let i = 0; i < 'if '.length; i++) await page.keyboard.press('ArrowRight');
+  // Go to Line takes line:column; the status bar says where the cursor is and what is selected,
+  // so each key lands before the next is pressed.
+  const cursorAt = page.locator('.statusbar-item', { hasText: `Ln ${ruleLine}, Col ${ruleCol}` }).first();
+  await withFocus(async () => {
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input[type="text"]').first().waitFor({ state: 'visible', timeout: 5000 });
+    await page.keyboard.type(`${ruleLine}:${ruleCol}`);
+    await page.keyboard.press('Enter');
+    await cursorAt.waitFor({ state: 'visible', timeout: 5000 });
+  });
   for (let i = 0; i < rule.length; i++) await page.keyboard.press('Shift+ArrowRight');
+  await page.locator('.statusbar-item', { hasText: `(${rule.length} selected)` }).first().waitFor({ state: 'visible', timeout: 5000 });
   await page.keyboard.press('Delete');
   await page.keyboard.press('Control+S');
   const saved = () => fs.readFileSync(rerr, 'utf8').split('\n')[ruleLine - 1];
