@@ -812,10 +812,13 @@ async function scenario() {
   const ruleLine = lines.findIndex((l) => l.includes(`if ${rule}rt.ValidSeq`)) + 1;
   assert.ok(ruleLine > 0, 'rerr.go has the stale-RERR rule');
   const ruleCol = lines[ruleLine - 1].indexOf(rule) + 1;
+  // The status bar counts columns as shown, a tab to the next multiple of 4 (the Tab Size).
+  let shownCol = 1;
+  for (const ch of lines[ruleLine - 1].slice(0, ruleCol - 1)) shownCol = ch === '\t' ? Math.floor((shownCol - 1) / 4) * 4 + 5 : shownCol + 1;
   await openFile(rerr);
   // Go to Line takes line:column; the status bar says where the cursor is and what is selected,
   // so each key lands before the next is pressed.
-  const cursorAt = page.locator('.statusbar-item', { hasText: `Ln ${ruleLine}, Col ${ruleCol}` }).first();
+  const cursorAt = page.locator('.statusbar-item', { hasText: `Ln ${ruleLine}, Col ${shownCol}` }).first();
   await withFocus(async () => {
     await page.keyboard.press('Control+G');
     await page.locator('.quick-input-widget input[type="text"]').first().waitFor({ state: 'visible', timeout: 5000 });
