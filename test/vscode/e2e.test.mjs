@@ -347,6 +347,9 @@ before(async () => {
     'window.commandCenter': false,
     'chat.commandCenter.enabled': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    // The test saves a Go file (the fix): local history would keep copies of it under out/cs,
+    // inside this module, where go list ./... would find them.
+    'workbench.localHistory.enabled': false,
   }, null, 2));
   const env = { ...process.env, XDG_CONFIG_HOME: path.join(cs, 'config'), XDG_DATA_HOME: path.join(cs, 'data') };
   // cmcdap builds the checked package: the Go toolchain must be on the extension host's PATH.
