@@ -292,7 +292,8 @@ func TestStopsSayWhy(t *testing.T) {
 
 // TestHoverShowsOnlyStatePaths: a hover shows a value only for a path to a variable of the state.
 // A local of the handler code under the mouse (r, pk, err) shows nothing, quietly; a path
-// through the receiver (r.routes) is the acting process's.
+// through the receiver of the method the mouse is in (r.routes in func (r *Router) Receive) is
+// the acting process's; the same first name anywhere else (b, r or s in the invariants) is not.
 func TestHoverShowsOnlyStatePaths(t *testing.T) {
 	c, _, _ := openAODV(t)
 	// At #20, A in its receive handler:
@@ -305,26 +306,91 @@ func TestHoverShowsOnlyStatePaths(t *testing.T) {
 			t.Errorf("hover %s: %+v", word, e.Body.Error)
 		}
 	}
-	for _, h := range []struct{ expr, want string }{
-		{`A.routes["Dest=D"].NextHop`, "C"}, // as the Variables pane shows it
-		{`r.routes["Dest=D"].NextHop`, "C"},
-		{`A.routes["Dest=D"].Valid`, "true"},
-		{`$env["net"].Pending["A->C RERR{D:1}"].Msg.Type`, "RERR"},
-		{`B.broken`, "nil"},
+	receive := aodvLine(t, "router.go", "func (r *Router) Receive(")
+	for _, h := range []struct {
+		expr string
+		at   engine.SourceLine
+		want string
+	}{
+		{`A.routes["Dest=D"].NextHop`, engine.SourceLine{}, "C"}, // as the Variables pane shows it
+		{`r.routes["Dest=D"].NextHop`, receive, "C"},
+		{`A.routes["Dest=D"].Valid`, engine.SourceLine{}, "true"},
+		{`$env["net"].Pending["A->C RERR{D:1}"].Msg.Type`, engine.SourceLine{}, "RERR"},
+		{`B.broken`, engine.SourceLine{}, "nil"},
 	} {
-		if got := evaluate(t, c, h.expr, "hover"); got != h.want {
+		if got := hover(t, c, h.expr, h.at); got != h.want {
 			t.Errorf("hover %s = %s, want %s", h.expr, got, h.want)
 		}
 	}
-	c.EvaluateRequest("r.routes", 0, "hover")
-	if r := daptest.Expect[*dap.EvaluateResponse](t, c).Body; !strings.HasPrefix(r.Result, "len 3 {Dest=B: ") || r.VariablesReference == 0 {
-		t.Errorf("hover r.routes: %+v", r)
+	// In the step's handler closure (model.go), r is the router its On chain registered:
+	// p := m.Process(id.String(), r); p.On("receive", func() { ... }). Without a place, the
+	// frame's line is that closure's.
+	closure := aodvLine(t, "model.go", `p.On("receive", func() {`)
+	for _, at := range []engine.SourceLine{receive, closure, {}} {
+		if r := hoverAt(t, c, "r.routes", at); !strings.HasPrefix(r.Result, "len 3 {Dest=B: ") || r.VariablesReference == 0 {
+			t.Errorf("hover r.routes at %s: %+v", at, r)
+		}
+	}
+	// In the invariants b is the next hop (a local), r a loop variable and s the System: none is A;
+	// nor is r in the closure of another event than the step's.
+	for _, h := range []struct{ expr, line string }{
+		{"b.routes", "rb := b.route(ra.Dest)"},
+		{"r.routes", "for _, rt := range r.routes {"},
+		{"s.Routers", "b := s.Routers[ra.NextHop]"},
+		{"r.routes", `p.On("request "+dest.String(), func() {`}, // the request event's closures: not this step's handler
+	} {
+		file := "invariants.go"
+		if strings.Contains(h.line, "p.On") {
+			file = "model.go"
+		}
+		at := aodvLine(t, file, h.line)
+		c.Send("evaluate", map[string]any{"expression": h.expr, "context": "hover",
+			"source": map[string]any{"path": at.File}, "line": at.Line, "column": 5})
+		if e := daptest.ExpectError(t, c); e.Body.Error == nil || e.Body.Error.ShowUser {
+			t.Errorf("hover %s at %s: %+v", h.expr, at, e.Body.Error)
+		}
 	}
 	// A watch is an expression, not a hover: a name that is not in the state is an error it shows.
 	c.EvaluateRequest("pk", 0, "watch")
 	if e := daptest.ExpectError(t, c, "pk is not a component of the state"); !e.Body.Error.ShowUser {
 		t.Errorf("watch pk: %+v", e.Body.Error)
 	}
+}
+
+// hover is the value a hover shows, with the mouse at at (none when at.File is "").
+func hover(t *testing.T, c *daptest.Client, expr string, at engine.SourceLine) string {
+	t.Helper()
+	return hoverAt(t, c, expr, at).Result
+}
+
+func hoverAt(t *testing.T, c *daptest.Client, expr string, at engine.SourceLine) dap.EvaluateResponseBody {
+	t.Helper()
+	args := map[string]any{"expression": expr, "context": "hover"}
+	if at.File != "" {
+		args["source"], args["line"], args["column"] = map[string]any{"path": at.File}, at.Line, 5
+	}
+	c.Send("evaluate", args)
+	return daptest.Expect[*dap.EvaluateResponse](t, c).Body
+}
+
+// aodvLine is the line of examples/aodv/file that holds text.
+func aodvLine(t *testing.T, file, text string) engine.SourceLine {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "..", "examples", "aodv", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return engine.SourceLine{File: path, Line: i + 2} // the line after: inside the body
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return engine.SourceLine{}
 }
 
 // TestDocExamples: every example of docs/launch.md's table and of :help works on the AODV
@@ -372,9 +438,11 @@ func TestDocExamples(t *testing.T) {
 			}
 		}
 	}
-	// at the violation (A acts), hovers
+	// at the violation (A acts), hovers, over A's receive method
+	receive := aodvLine(t, "router.go", "func (r *Router) Receive(")
 	for _, x := range examples["hover"] {
-		c.EvaluateRequest(x, 0, "hover")
+		c.Send("evaluate", map[string]any{"expression": x, "context": "hover",
+			"source": map[string]any{"path": receive.File}, "line": receive.Line, "column": 5})
 		if m, err := c.Read(); err != nil {
 			t.Fatal(err)
 		} else if _, ok := m.(*dap.EvaluateResponse); !ok {

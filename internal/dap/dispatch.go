@@ -42,6 +42,8 @@ func (s *Session) dispatch(m dap.Message) {
 		s.onVariables(req)
 	case *dap.EvaluateRequest:
 		s.onEvaluate(req)
+	case *hoverRequest:
+		s.onHover(req)
 	case *dap.ExceptionInfoRequest:
 		s.onExceptionInfo(req)
 	case *dap.NextRequest:

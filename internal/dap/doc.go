@@ -13,7 +13,8 @@
 // The session is split by request family as gopls's server is: launch.go and check.go (launch,
 // configuration, checking), stack.go (threads, stack, scopes), variables.go, step.go and scan.go
 // (moving through the trace, and why each stop happened), breakpoints.go, evaluate.go (with the
-// expression language in expr.go and nilsafe.go, and hovers in hover.go), custom.go and
+// expression language in expr.go, exprkeys.go and nilsafe.go, and hovers in hover.go, with the
+// receivers they read from the source in receiver.go), custom.go and
 // bookmarks.go (cmc/...), progress.go, and server.go (the message loop, and recoverPanic, which
 // turns a panic in a handler into an error response). wirelog.go records every message for bug
 // reports.

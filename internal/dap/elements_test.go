@@ -79,3 +79,35 @@ func TestChangesNameElements(t *testing.T) {
 	daptest.Expect[*dap.ContinueResponse](t, c)
 	daptest.ExpectStopped(t, c, "exception")
 }
+
+// TestElementByKeyValue: an element of a keyed slice is named by its one key field's value too
+// (A.routes["D"] and A.routes[D] are A.routes["Dest=D"]), and a name no element could have is an
+// error that says how to write it, never a quiet nil. At the AODV loop's violation A routes to D
+// via C.
+func TestElementByKeyValue(t *testing.T) {
+	c, _, _ := openAODV(t)
+	for _, e := range []struct{ expr, want string }{
+		{`A.routes["D"].NextHop`, `"C"`},
+		{`A.routes[D].NextHop`, `"C"`},
+		{`A.routes["Dest=D"].NextHop == A.routes["D"].NextHop`, "true"},
+		{`A.routes["Z"]`, "nil"}, // the right form, no such route: nil as ever
+		{`A.routes["Dest=Z"]`, "nil"},
+	} {
+		c.EvaluateRequest(e.expr, 0, "watch")
+		if r := daptest.Expect[*dap.EvaluateResponse](t, c).Body; r.Result != e.want && !strings.HasPrefix(r.Result, e.want) {
+			t.Errorf("%s = %s, want %s", e.expr, r.Result, e.want)
+		}
+	}
+	for _, e := range []struct{ expr, want string }{
+		{`A.routes["Dst=D"]`, `no element "Dst=D": elements here are named by Dest; write ["Dest=…"]`},
+		{`A.seen["B"]`, `no element "B": elements here are named by Orig,ID, which one value cannot name; write ["Orig=…,ID=…"]`},
+	} {
+		c.EvaluateRequest(e.expr, 0, "watch")
+		daptest.ExpectError(t, c, e.want)
+	}
+	// A condition with the natural key stops where it is true.
+	gotoStep(t, c, 0)
+	c.SetFunctionBreakpointsRequest(map[string]any{"name": "receive", "condition": `A.routes["D"].NextHop == "C"`})
+	daptest.Expect[*dap.SetFunctionBreakpointsResponse](t, c)
+	cont(t, c, "function breakpoint")
+}

@@ -20,25 +20,16 @@ func (s *Session) onEvaluate(req *dap.EvaluateRequest) {
 		s.command(req)
 		return
 	}
+	if a.Context == "hover" {
+		s.onHover(&hoverRequest{EvaluateRequest: req})
+		return
+	}
 	if !s.requireStop(&req.Request) {
 		return
 	}
 	p, ok := s.framePos(a.FrameId)
 	if !ok {
 		p = s.pos
-	}
-	if a.Context == "hover" {
-		n, err := s.hoverNode(a.Expression, p)
-		switch {
-		case err != nil:
-			s.sendQuietError(&req.Request, errStore, "evaluate: "+err.Error())
-		case n == nil:
-			// Most words under the mouse are not paths into the state: no value, and no toast.
-			s.sendQuietError(&req.Request, errEvaluate, a.Expression+" is not a variable of the state")
-		default:
-			s.sendNode(req, p, n)
-		}
-		return
 	}
 	e, err := s.envAt(p.Shown())
 	if err != nil {

@@ -50,6 +50,9 @@ func (s *Session) relayInside(m dap.Message) bool {
 		}
 		return false
 	}
+	if h, ok := m.(*hoverRequest); ok {
+		m = h.EvaluateRequest // under Delve a hover is Delve's, of the Go locals
+	}
 	switch req := m.(type) {
 	case *dap.StackTraceRequest:
 		if !s.stopped || req.Arguments.ThreadId != s.insideThread() {

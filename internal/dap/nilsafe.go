@@ -20,7 +20,9 @@ import (
 //     (B.routes[1].NextHop while B has one route is nil; as a condition, nil is false);
 //   - len(nil) is 0, as in Go, and all, any, filter, count and the like read nil as empty;
 //   - an ordered comparison (<, <=, >, >=) with nil is false: B.routes[1].Hops > 2 is false
-//     while the entry does not exist.
+//     while the entry does not exist;
+//   - an element of a keyed slice is named by its one key field's value too (A.routes["D"] is
+//     A.routes["Dest=D"]), and a name no element could have is an error (exprkeys.go).
 //
 // What stays an error is what is wrong at every step: a name that is no component of the state
 // (checked when the trace is known), a field a struct does not have, a type mismatch.
@@ -71,6 +73,11 @@ func (p *nilSafe) Visit(n *ast.Node) {
 		if x.Method {
 			return
 		}
+		if id, ok := x.Property.(*ast.IdentifierNode); ok {
+			// A.routes[D]: the name stands for the key when D's value cannot be one.
+			p.patch(n, fnFetch, x.Node, x.Property, &ast.StringNode{Value: id.Value})
+			return
+		}
 		p.patch(n, fnFetch, x.Node, x.Property)
 	case *ast.BinaryNode:
 		switch x.Operator {
@@ -109,9 +116,13 @@ func (p *nilSafe) free() []string {
 	return out
 }
 
-// fetch is x.f and x[i]: nil where the state has nothing there.
+// fetch is x.f and x[i]: nil where the state has nothing there. x[name] has the name as a
+// third argument.
 func fetch(args ...any) (any, error) {
 	from, k := args[0], args[1]
+	if len(args) == 3 {
+		k = indexName(k, args[2].(string))
+	}
 	switch from := from.(type) {
 	case nil:
 		return nil, nil
@@ -130,7 +141,10 @@ func fetch(args ...any) (any, error) {
 		}
 		return nil, fmt.Errorf("no field %s: the struct has %s", name, fieldNames(from))
 	case map[any]any:
-		return from[k], nil
+		if v, ok := from[k]; ok {
+			return v, nil
+		}
+		return elementByKey(from, k)
 	case []any:
 		i, ok := k.(int)
 		if !ok {

@@ -127,6 +127,7 @@ func (s *Session) readLoop() error {
 		if err != nil {
 			m = undecodable(b, err)
 		}
+		m = withHoverPlace(m, b)
 		// Stop a running build or check now, not after it.
 		switch m := m.(type) {
 		case *dap.CancelRequest:

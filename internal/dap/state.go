@@ -32,6 +32,7 @@ type state struct {
 	gotos   []engine.Cursor  // the last gotoTargets, by target id - 1
 	replay  service.Replayer // a worker re-running the trace, for heap graphs
 	files   sourceFiles      // the editor's path of each recorded file
+	sources goSources        // the Go files hovers read receivers from
 
 	inside      *inside // a step running in the user's code under Delve (inside.go)
 	toldNoDelve bool    // the user was told why Step Into cannot enter the code

@@ -187,7 +187,8 @@ func TestStory(t *testing.T) {
 	daptest.ExpectStopped(t, c, "goto")
 	for _, e := range []struct{ expr, context, want string }{
 		{`B.Routes["A"].Hops + 1`, "watch", "2"},
-		{`me.Routes["A"].Next`, "hover", `"A"`},
+		{`B.Routes["A"].Next`, "hover", `"A"`},
+		{`me.Routes["A"].Next`, "hover", `"A"`}, // the frame's line is the handler: m.Process(me.Name, me).On(...)
 		{`len(net.Pending)`, "repl", "1"},
 		// a set's element is named by its value, as the Variables pane shows it
 		{`net.Pending["{1 2 AD{A seq 1 hops 1}}"].Msg`, "watch", `{Dest: "A", Seq: 1, Hops: 1}`},

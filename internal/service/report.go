@@ -38,6 +38,32 @@ type Report struct {
 	// check found: "original: invariant NoLoop at step 13 (trace 7); now: no violation in
 	// 3,306,004 states".
 	Comparison string `json:"comparison,omitempty"`
+	// Coverage is the line coverage of the user's code, when the check measured it
+	// (Settings.Coverage): the lines of its files, as cmcdap coverage counts them.
+	Coverage *LineCoverage `json:"coverage,omitempty"`
+}
+
+// LineCoverage is how many of the lines with a statement a check ran.
+type LineCoverage struct {
+	Covered int `json:"covered"`
+	Lines   int `json:"lines"`
+	Files   int `json:"files"`
+}
+
+// Percent is Covered of Lines, in percent.
+func (c LineCoverage) Percent() float64 { return engine.Percent(c.Covered, c.Lines) }
+
+// lineCoverage sums the lines of the files a check measured; nil when it measured none.
+func lineCoverage(c *engine.Coverage) *LineCoverage {
+	if c == nil || len(c.Files) == 0 {
+		return nil
+	}
+	out := &LineCoverage{Files: len(c.Files)}
+	for _, f := range c.Files {
+		out.Covered += f.LinesRun
+		out.Lines += f.Lines
+	}
+	return out
 }
 
 // A BookmarkOrigin is the bookmarked state a check started from.
@@ -54,7 +80,7 @@ type BookmarkOrigin struct {
 // elapsed. It reads the bookmark the check started from and whether its trace was known.
 func NewReport(db *store.Store, c *Check, res *engine.Result, runID int64, ids []int64, elapsed time.Duration) Report {
 	r := Report{Model: c.Model, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
-		Seconds: elapsed.Seconds(), Complete: res.Complete, Cancelled: res.Cancelled}
+		Seconds: elapsed.Seconds(), Complete: res.Complete, Cancelled: res.Cancelled, Coverage: lineCoverage(res.Coverage)}
 	for _, id := range ids {
 		if info, err := db.TraceInfo(id); err == nil && info.Run != runID {
 			r.Before = append(r.Before, id)

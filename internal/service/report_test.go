@@ -78,4 +78,16 @@ func TestReport(t *testing.T) {
 	if want := "now: no violation in 1,000 states (not complete: bounded)"; !strings.HasSuffix(bounded.Comparison, want) {
 		t.Errorf("bounded: %q, want it to end %q", bounded.Comparison, want)
 	}
+	if bounded.Coverage != nil {
+		t.Errorf("a check that did not measure coverage reports %+v", bounded.Coverage)
+	}
+	// With "coverage": true the report has the lines of the user's code the check ran.
+	covered := check(&Check{Model: "AODV", Settings: RunSettings{Coverage: true}}, &engine.Result{States: 60, Complete: true,
+		Coverage: &engine.Coverage{Statements: 30, Covered: 20, Files: []engine.FileCoverage{
+			{File: "/w/aodv/router.go", Statements: 20, Covered: 15, Lines: 18, LinesRun: 14},
+			{File: "/w/aodv/rerr.go", Statements: 10, Covered: 5, Lines: 9, LinesRun: 4},
+		}}})
+	if c := covered.Coverage; c == nil || *c != (LineCoverage{Covered: 18, Lines: 27, Files: 2}) || int(c.Percent()) != 66 {
+		t.Errorf("coverage %+v, want 18 of 27 lines in 2 files", c)
+	}
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,9 +58,13 @@ func TestPages(t *testing.T) {
 	if r := get("/assets/index.html", nil); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("assets without token: %d", r.StatusCode)
 	}
+	// The redirect is relative, so a proxy's path prefix (code-server's /proxy/PORT/) stays.
 	r := get("/trace/7?step=1&token="+ts.Token(), nil)
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/trace/7?step=1" {
+	if loc, _ := r.Location(); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "7?step=1" || loc.RequestURI() != "/trace/7?step=1" {
 		t.Fatalf("page with token: %d to %s", r.StatusCode, r.Header.Get("Location"))
+	}
+	if r := get("/?token="+ts.Token(), nil); r.Header.Get("Location") != "./" {
+		t.Errorf("home with token: to %s", r.Header.Get("Location"))
 	}
 	var cookie *http.Cookie
 	for _, c := range r.Cookies() {
@@ -73,6 +78,20 @@ func TestPages(t *testing.T) {
 	r = get("/trace/7?step=1", cookie)
 	if r.StatusCode != http.StatusOK || !strings.Contains(r.Header.Get("Content-Security-Policy"), "script-src 'self' 'wasm-unsafe-eval'") {
 		t.Errorf("page with cookie: %d, CSP %q", r.StatusCode, r.Header.Get("Content-Security-Policy"))
+	}
+	// The page names its assets relative to its own path, never from the host's /.
+	for page, want := range map[string]string{"/": `src="./assets/app.js"`, "/trace/7": `src="../assets/app.js"`, "/compare/1/2": `src="../../assets/app.js"`} {
+		req, _ := http.NewRequest("GET", ts.hs.URL+page, nil)
+		req.AddCookie(cookie)
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), want) || strings.Contains(string(b), `"/assets/`) {
+			t.Errorf("%s names its script other than %s:\n%s", page, want, b)
+		}
 	}
 	// The embedded bundle is there (webview/dist, built by npm run build in webview/).
 	for _, f := range []string{"/assets/app.js", "/assets/app.css"} {

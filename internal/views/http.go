@@ -1,8 +1,10 @@
 package views
 
 import (
+	"bytes"
 	"io/fs"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -47,9 +49,17 @@ func (s *Server) page(dist fs.FS) http.HandlerFunc {
 			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			q := r.URL.Query()
 			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			// Relative (the last path element, or ./), so that behind a proxy that serves the
+			// page under a path (code-server's /proxy/PORT/) the browser stays under it.
+			loc := path.Base(r.URL.Path)
+			if strings.HasSuffix(r.URL.Path, "/") {
+				loc = "./"
+			}
+			if len(q) > 0 {
+				loc += "?" + q.Encode()
+			}
+			w.Header().Set("Location", loc)
+			w.WriteHeader(http.StatusSeeOther)
 			return
 		}
 		b, err := fs.ReadFile(dist, "index.html")
@@ -59,8 +69,19 @@ func (s *Server) page(dist fs.FS) http.HandlerFunc {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(b)
+		w.Write(relativeAssets(b, r.URL.Path))
 	}
+}
+
+// relativeAssets points the page's ./assets/ references at the server's /assets/ from the page's
+// path (../assets/ from /trace/12), keeping them relative: behind a proxy that serves the views
+// under a path, an absolute /assets/ would leave it.
+func relativeAssets(page []byte, urlPath string) []byte {
+	depth := strings.Count(strings.TrimPrefix(urlPath, "/"), "/")
+	if depth == 0 {
+		return page
+	}
+	return bytes.ReplaceAll(page, []byte(`"./assets/`), []byte(`"`+strings.Repeat("../", depth)+"assets/"))
 }
 
 // assets serves the bundle's files, never the page itself.

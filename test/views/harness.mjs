@@ -3,6 +3,8 @@
 
 import { chromium } from "playwright-core";
 import { execFileSync, execSync, spawn } from "node:child_process";
+import { createServer, request } from "node:http";
+import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -72,6 +74,47 @@ export class Views {
       });
       proc.on("exit", (code) => fail(new Error(`cmcdap serve exited ${code}: ${out}${log}`)));
     });
+  }
+
+  // pathProxy serves a views server under /proxy/PORT/ on another port, as code-server's path
+  // proxy does: the prefix is stripped, the Host header passes through unchanged, websocket
+  // upgrades are piped; a request outside the prefix is a 404 and is listed in strays.
+  async pathProxy(server) {
+    const target = new URL(server.origin);
+    const prefix = `/proxy/${target.port}`;
+    const strays = [];
+    const inside = (url) => url === prefix || url.startsWith(prefix + "/");
+    const proxy = createServer((req, res) => {
+      if (!inside(req.url)) {
+        strays.push(req.url);
+        res.writeHead(404).end("outside the proxy's path");
+        return;
+      }
+      const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice(prefix.length) || "/", headers: req.headers },
+        (r) => { res.writeHead(r.statusCode, r.headers); r.pipe(res); });
+      up.on("error", (e) => res.destroy(e));
+      req.pipe(up);
+    });
+    proxy.on("upgrade", (req, socket, head) => {
+      if (!inside(req.url)) {
+        strays.push(req.url);
+        socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+        return;
+      }
+      const up = connect(Number(target.port), target.hostname, () => {
+        const lines = [`${req.method} ${req.url.slice(prefix.length)} HTTP/1.1`];
+        for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        up.write(lines.join("\r\n") + "\r\n\r\n");
+        up.write(head);
+        up.pipe(socket).pipe(up);
+      });
+      up.on("error", () => socket.destroy());
+      socket.on("error", () => up.destroy());
+    });
+    await new Promise((ok) => proxy.listen(0, "127.0.0.1", ok));
+    this.proxies ??= [];
+    this.proxies.push(proxy);
+    return { origin: `http://127.0.0.1:${proxy.address().port}${prefix}`, token: server.token, strays };
   }
 
   // open loads a path of a server in a new page, with the token.
@@ -159,6 +202,7 @@ export class Views {
 
   async stop() {
     await this.browser?.close();
+    for (const p of this.proxies ?? []) p.close();
     for (const p of this.servers) p.kill("SIGINT");
     await Promise.all(this.servers.map((p) => p.exitCode !== null ? null : new Promise((r) => p.on("exit", r))));
     if (this.profile) rmSync(this.profile, { recursive: true, force: true });

@@ -257,6 +257,32 @@ describe("an AODV trace", () => {
   });
 });
 
+describe("behind a path proxy", () => {
+  // Open Views in Browser in code-server goes through its /proxy/PORT/ path proxy: the page, its
+  // assets, the links, the history and the websocket must all stay under that path.
+  test("the page loads under /proxy/PORT/, draws a step over its websocket and stays there", async () => {
+    const p = await v.pathProxy(v.main);
+    const page = await v.open(`/trace/${v.ids.tour}?step=4`, p);
+    await v.rendered(page);
+    const path = new URL(p.origin).pathname;
+    assert.equal(new URL(page.url()).pathname, `${path}/trace/${v.ids.tour}`, "the token's redirect stays under the proxy's path");
+    assert.ok((await v.diffRows(page)).length > 0, "a diff, read over the websocket");
+    // A click on a step moves over the websocket and keeps the address under the proxy's path.
+    const renders = await page.evaluate(() => window.__cmcRenders);
+    await page.locator('svg.chart .row[data-step="2"]').click();
+    await page.waitForFunction((n) => window.__cmcRenders > n && window.__cmcState.step === 2, renders);
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, `${path}/trace/${v.ids.tour}?step=2`);
+    // Home lists the traces, under the proxy's path too.
+    await page.locator("header a.home").click();
+    await page.waitForSelector("table.traces tbody tr");
+    assert.equal(new URL(page.url()).pathname, `${path}/`);
+    // The browser asks the host for /favicon.ico by itself (code-server answers it): not the page.
+    assert.deepEqual(p.strays.filter((u) => u !== "/favicon.ico"), [], "no request of the page left the proxy's path");
+    assert.deepEqual(await page.evaluate(() => window.__cmcCspViolations), []);
+    await page.screenshot({ path: v.out("proxy.png") });
+  });
+});
+
 describe("two traces compared", () => {
   // The AODV loop and its what-if branch (another router's packet at step 17): the charts side by
   // side, both marked where the traces part, and the pairs of steps from there.
@@ -298,10 +324,26 @@ describe("two traces compared", () => {
 // by 800 CSS px. Step 13 of the AODV loop is where B takes C's request and points its route to
 // C at A: the change the issue (#18, item 5) says must be readable there.
 const PANEL = { width: 640, height: 800 };
+// In VS Code's default 1024 by 768 window the panel beside the editor is 360 px wide (the
+// code-server test measures it) and, with the Debug Console open, about 430 px high.
+const SMALL_PANEL = { width: 360, height: 430 };
 
 describe("at the size of a panel beside the editor", () => {
   test("the chart fits every lifeline and no two labels overlap", async () => {
     const w = await v.serve({ cwd: v.repoDir, pkg: "./examples/aodv" });
+    // At VS Code's default window size first: the four lifelines fit, no two texts overlap.
+    const small = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
+    await small.setViewportSize(SMALL_PANEL);
+    await v.rendered(small);
+    const fit = await small.evaluate(() => ({
+      lifelines: [...document.querySelectorAll("svg.chart line.lifeline")].map((e) => e.getBoundingClientRect().left),
+      right: Math.min(document.querySelector(".chart-scroll").getBoundingClientRect().right, window.innerWidth),
+    }));
+    assert.equal(fit.lifelines.length, 4);
+    assert.ok(fit.lifelines.every((l) => l <= fit.right), `lifelines at x ${fit.lifelines} in ${fit.right} px`);
+    assert.deepEqual((await v.chartOverlaps(small)).overlaps, [], `no two texts overlap at ${SMALL_PANEL.width} px`);
+    await small.screenshot({ path: v.out("aodv-step13-small-panel.png") });
+    await small.close();
     const page = await v.open(`/trace/${v.ids.aodv}?step=13`, w);
     await page.setViewportSize(PANEL);
     await v.rendered(page);

@@ -1,8 +1,11 @@
 // End-to-end test of the cmc extension in a real VS Code: code-server (VS Code 1.100 served to a
 // browser) with the packaged cmc.vsix installed, driven by Playwright through the system
-// Chromium. It opens the fixture workspace, starts a cmc launch configuration, waits for the stop
-// on the violation, checks the Call Stack, Variables, Step Back, the inline Choose values, the
-// hover, the CMC trees and the views panel, and leaves screenshots in test/vscode/out/.
+// Chromium. It opens a copy of the fixture workspace with a copy of examples/aodv in it (the test
+// edits the protocol code there, as a user fixing the bug does), starts a cmc launch
+// configuration, waits for the stop on the violation, checks the Call Stack, Variables, Step
+// Back, the Choose values, the hover, the CMC trees and the views panel, and leaves screenshots in
+// test/vscode/out/. The browser window is 1024 by 768, VS Code's default window size (its
+// default window state), so the screenshots and the layout checks are what a user sees first.
 //
 // Run it with test/vscode/run.sh (it builds the .vsix and installs code-server first).
 // Environment: CODE_SERVER (the code-server launcher), CMC_VSIX (the package to test),
@@ -14,6 +17,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +27,12 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const out = path.join(here, 'out');
 const fixture = path.join(here, 'fixture');
+// The workspace code-server opens: a copy of fixture/ and of examples/aodv (aodv/), a module of
+// its own that uses this checkout of cmc (replace), made in before().
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'cmc-e2e-'));
+const aodv = path.join(ws, 'aodv');
+// VS Code's default window (its default window state is 1024 by 768).
+const windowSize = { width: 1024, height: 768 };
 const cs = path.join(out, 'cs');
 const codeServer = process.env.CODE_SERVER || execFileSync(path.join(here, 'install-code-server.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 const vsix = process.env.CMC_VSIX || path.join(repo, 'vscode-extension', 'cmc.vsix');
@@ -271,10 +281,54 @@ async function stopOrError() {
   if (await dialog.isVisible()) throw new Error(`launch failed: ${(await dialog.innerText()).replace(/\s+/g, ' ')}`);
 }
 
+/**
+ * makeWorkspace copies fixture/ and examples/aodv (its code, not its tests) into ws, as a module
+ * that requires this checkout of cmc, and points the launch configurations at the copy: the test
+ * edits aodv/rerr.go there, never the repository's.
+ */
+function makeWorkspace() {
+  fs.cpSync(fixture, ws, { recursive: true, filter: (src) => path.basename(src) !== '.cmc' });
+  fs.mkdirSync(aodv);
+  const src = path.join(repo, 'examples', 'aodv');
+  for (const f of fs.readdirSync(src)) {
+    if (f.endsWith('.go') && !f.endsWith('_test.go')) fs.copyFileSync(path.join(src, f), path.join(aodv, f));
+  }
+  const goVersion = /^go (\S+)$/m.exec(fs.readFileSync(path.join(repo, 'go.mod'), 'utf8'))[1];
+  fs.writeFileSync(path.join(ws, 'go.mod'), `module example.com/e2e\n\ngo ${goVersion}\n\nrequire github.com/cmc-go/cmc v0.0.0\n\nreplace github.com/cmc-go/cmc => ${repo}\n`);
+  fs.copyFileSync(path.join(repo, 'go.sum'), path.join(ws, 'go.sum'));
+  // Offline: every module cmc needs is in the module cache already.
+  execFileSync('go', ['mod', 'tidy'], { cwd: ws, env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = path.join(ws, '.vscode', 'launch.json');
+  fs.writeFileSync(launch, fs.readFileSync(launch, 'utf8').replaceAll('${workspaceFolder}/../../../examples/aodv', '${workspaceFolder}/aodv'));
+  log('workspace', ws);
+}
+
+/**
+ * Checks that every Choose value shown (its CodeLens text) lies inside its editor's visible area:
+ * not cut at the right edge by a long line or by the views panel beside the editor.
+ */
+async function chooseVisible(what) {
+  const boxes = await page.evaluate(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')]
+    .filter((e) => e.textContent.includes('Choose →'))
+    .map((e) => {
+      const text = document.createRange();
+      text.selectNodeContents(e);
+      const t = text.getBoundingClientRect();
+      const area = e.closest('.monaco-editor').querySelector('.overflow-guard').getBoundingClientRect();
+      return { text: e.textContent, l: t.left, r: t.right, t: t.top, b: t.bottom, area: { l: area.left, r: area.right, t: area.top, b: area.bottom } };
+    }));
+  log(`${what}:`, boxes.map((b) => `"${b.text}" x ${Math.round(b.l)}-${Math.round(b.r)} in ${Math.round(b.area.l)}-${Math.round(b.area.r)}`).join(' / '));
+  assert.ok(boxes.length > 0, `${what}: no Choose value shown`);
+  for (const b of boxes) {
+    assert.ok(b.l >= b.area.l && b.r <= b.area.r && b.t >= b.area.t && b.b <= b.area.b,
+      `${what}: "${b.text}" at x ${b.l}..${b.r}, y ${b.t}..${b.b} is not inside its editor's visible area x ${b.area.l}..${b.area.r}, y ${b.area.t}..${b.area.b}`);
+  }
+}
+
 before(async () => {
   assert.ok(fs.existsSync(vsix), `no ${vsix}: build it with vscode-extension/scripts/package.sh`);
   fs.rmSync(out, { recursive: true, force: true });
-  fs.rmSync(path.join(fixture, '.cmc'), { recursive: true, force: true });
+  makeWorkspace();
   for (const d of ['config', 'data', 'ud/User', 'ud/Machine', 'ext']) fs.mkdirSync(path.join(cs, d), { recursive: true });
   // cmc.cmcdapPath is a machine setting: code-server (a remote to VS Code) reads it from Machine/.
   if (process.env.CMC_CMCDAP) fs.writeFileSync(path.join(cs, 'ud', 'Machine', 'settings.json'), JSON.stringify({ 'cmc.cmcdapPath': process.env.CMC_CMCDAP }));
@@ -293,6 +347,9 @@ before(async () => {
     'window.commandCenter': false,
     'chat.commandCenter.enabled': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    // The test saves a Go file (the fix): local history would keep copies of it under out/cs,
+    // inside this module, where go list ./... would find them.
+    'workbench.localHistory.enabled': false,
   }, null, 2));
   const env = { ...process.env, XDG_CONFIG_HOME: path.join(cs, 'config'), XDG_DATA_HOME: path.join(cs, 'data') };
   // cmcdap builds the checked package: the Go toolchain must be on the extension host's PATH.
@@ -304,7 +361,7 @@ before(async () => {
 
   const port = await freePort();
   server = spawn(codeServer, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', ...common, '--disable-telemetry',
-    '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', fixture], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ws], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout.on('data', (b) => (serverLog += b));
   server.stderr.on('data', (b) => (serverLog += b));
   for (let i = 0; i < 100 && !serverLog.includes('HTTP server listening'); i++) await new Promise((r) => setTimeout(r, 200));
@@ -314,9 +371,9 @@ before(async () => {
     executablePath: chromiumPath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
-  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page = await browser.newPage({ viewport: windowSize });
   page.setDefaultTimeout(30000);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixture)}`);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
   await page.locator('.part.statusbar').waitFor({ state: 'visible' });
   await page.waitForTimeout(3000); // let the extension host start
@@ -330,15 +387,20 @@ after(async () => {
   for (const f of hostLogs) fs.copyFileSync(f, path.join(out, `${path.basename(path.dirname(f))}-${path.basename(f)}`));
   await browser?.close();
   server?.kill();
+  fs.rmSync(ws, { recursive: true, force: true });
 });
 
-test(`${configName}: stop on the violation, step back, Choose values, trees and views`, { timeout: 300000 }, async () => {
+test(`${configName}: stop on the violation, step back, Choose values, trees and views`, { timeout: 420000 }, async () => {
   try {
     await scenario();
   } catch (e) {
     await shot('failure').catch(() => {});
     await stopAll().catch(() => {});
     throw e;
+  } finally {
+    // The next tests open trace 1, which the fixed code no longer takes: back to the code that
+    // has the bug.
+    fs.copyFileSync(path.join(repo, 'examples', 'aodv', 'rerr.go'), path.join(aodv, 'rerr.go'));
   }
 });
 
@@ -377,7 +439,7 @@ async function stepIntoCode() {
   await consoleLine(':goto 11');
   await waitTopStep(11);
   // A breakpoint on rerr.go:49, where the stale RERR's sequence number is copied.
-  await openFile(path.join(repo, 'examples', 'aodv', 'rerr.go'));
+  await openFile(path.join(aodv, 'rerr.go'));
   await page.keyboard.press('Control+G');
   await page.keyboard.type('49');
   await page.keyboard.press('Enter');
@@ -483,7 +545,7 @@ async function stepIntoCode() {
 
 async function checkThisPackage() {
   await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 }); // the first test stopped its session
-  await openFile(path.join(repo, 'examples', 'aodv', 'model.go'));
+  await openFile(path.join(aodv, 'model.go'));
   await command('CMC: Check This Package');
   const pick = page.locator('.quick-input-widget .monaco-list-row');
   await pick.filter({ hasText: 'AODVSpecBug' }).first().waitFor({ state: 'visible', timeout: 120000 });
@@ -521,16 +583,15 @@ async function scenario() {
   log('variables:', varText.replace(/\n/g, ' | ').slice(0, 400));
   assert.match(varText, /State/, 'the Variables pane shows the State scope');
 
-  // The editor shows the Choose values of the step at their lines.
-  const editor = page.locator('.editor-group-container .monaco-editor', { has: page.locator('.view-lines') });
-  const inline = page.locator('.view-line', { hasText: 'Choose →' });
+  // The editor shows the Choose values of the step above their lines (CodeLens).
+  const inline = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Choose →' });
   let sawInline = false;
   try {
     await inline.first().waitFor({ state: 'visible', timeout: 15000 });
     sawInline = true;
-    log('inline values at the stop:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
+    log('Choose values at the stop:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
   } catch {
-    log('no inline Choose value at the stop (the step may have no Choose call)');
+    log('no Choose value at the stop (the step may have no Choose call in a visible editor)');
   }
   await page.waitForTimeout(1000); // the views panel opens beside the editor
   await shot('stopped-on-violation');
@@ -551,25 +612,28 @@ async function scenario() {
       // reported below
     }
   }
-  log('inline values after Step Back:', sawInline ? (await inline.allInnerTexts()).map((t) => t.trim()).join(' / ') : '(none)');
+  log('Choose values after Step Back:', sawInline ? (await inline.allInnerTexts()).map((t) => t.trim()).join(' / ') : '(none)');
   let steppedIn = false;
   if (!sawInline) {
     // The step's Choose calls are in another file than its handler (AODV: air.go): Step Into
-    // stops at the next step's first Choose call, which opens its file with the value inline.
+    // stops at the next step's first Choose call, which opens its file with the value above it.
     await page.locator('.debug-toolbar [aria-label^="Step Into"]').click();
     try {
       await inline.first().waitFor({ state: 'visible', timeout: 15000 });
       sawInline = steppedIn = true;
-      log('inline values after Step Into:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
+      log('Choose values after Step Into:', (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
     } catch {
       // reported below
     }
   }
   await shot('step-back-inline-choose');
-  assert.ok(sawInline, 'an inline "Choose → v of n" value is shown in the editor');
+  assert.ok(sawInline, 'a "Choose → v of n" value is shown in the editor');
+  await chooseVisible('the stopped Choose call');
 
-  // Hovering a Choose line lists the values the site took along the trace.
-  await inline.first().locator('span').first().hover();
+  // Hovering a Choose line lists the values the site took along the trace: the line under the
+  // CodeLens.
+  const lens = await inline.first().boundingBox();
+  await page.mouse.move(lens.x + 40, lens.y + lens.height + 9);
   const hover = page.locator('.monaco-hover', { hasText: 'cmc.Choose' });
   await hover.first().waitFor({ state: 'visible', timeout: 10000 });
   await page.waitForTimeout(700); // the hover fades in
@@ -592,8 +656,9 @@ async function scenario() {
     await page.waitForTimeout(1000);
   }
 
-  // A Choose call in another file of the step (channel.go; AODV's air.go) shows its value there
-  // too, as a decoration: VS Code asks for inline values only in the stopped frame's file.
+  // A Choose call in another file than the stopped frame's (channel.go; AODV's air.go, whose
+  // ChooseOf line at 150 is long) shows its value there too, inside the editor beside the views
+  // panel.
   const otherFile = configName === 'Check AODV' ? 'air.go' : 'channel.go';
   // Quick Open lists the file from the editor history first and from the file search later;
   // Enter can land in between, so click the row, and try again if no tab opened.
@@ -614,16 +679,21 @@ async function scenario() {
       if (i === 2) throw e;
     }
   }
-  let decorations = [];
-  for (let i = 0; i < 20 && decorations.length === 0; i++) {
-    await page.waitForTimeout(250);
-    decorations = await page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-line span')]
-      .map((e) => getComputedStyle(e, '::after').content)
-      .filter((c) => c.includes('Choose')));
+  // Scroll the Choose line into view (air.go:150), as a user reading it does.
+  if (configName === 'Check AODV') {
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('150');
+    await page.keyboard.press('Enter');
   }
-  log(`decorations in ${otherFile}:`, decorations.join(' / ') || '(none)');
+  await inline.first().waitFor({ state: 'visible', timeout: 15000 });
+  if (configName === 'Check AODV') {
+    // Step 15's value (the hover above lists it), not step 16's that Step Into showed here.
+    await page.locator('.monaco-editor .codelens-decoration', { hasText: 'Choose → 1 of 2: deliver RREQ A→B' }).first().waitFor({ state: 'visible', timeout: 15000 });
+  }
+  log(`Choose values in ${otherFile}:`, (await inline.allInnerTexts()).map((t) => t.trim()).join(' / '));
   await shot('choose-in-other-file');
-  assert.ok(decorations.some((d) => /Choose → \d+ of \d+/.test(d)), `the Choose in ${otherFile} shows its value`);
+  assert.ok((await inline.allInnerTexts()).some((d) => /Choose → \d+ of \d+/.test(d)), `the Choose in ${otherFile} shows its value`);
+  await chooseVisible(`the Choose in ${otherFile}`);
 
   // The views panel (opened beside the editor on the first stop, cmc.views.openOnStop).
   const tab = page.locator('.tab', { hasText: 'CMC Views' });
@@ -730,18 +800,64 @@ async function scenario() {
   await stopAll(); // Check from Here started a second session
   if (configName !== 'Check AODV') return;
 
-  // The fix (the AODV model: an RERR changes a route only when it is newer), checked from the
-  // bookmarked state: no violation, and the result says how it compares with the original.
+  // The fix, as a user makes it: in aodv/rerr.go (the workspace's copy), the stale-RERR rule
+  // applies to every router, not only with Config.SpecRERRBug false: an RERR changes a route
+  // only when it is newer. Typed in the editor and saved; then the same model, AODVSpecBug, is
+  // re-checked from the bookmark: no violation, and the result says how it compares with the
+  // original trace.
   await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 15000 });
   await page.locator('.notifications-toasts .notification-list-item .codicon-notifications-clear').first().click().catch(() => {});
-  await startDebugging('Re-check AODV fix');
-  const fixed = await notification(/now: no violation/);
+  const rerr = path.join(aodv, 'rerr.go');
+  const original = fs.readFileSync(rerr, 'utf8');
+  assert.equal(original, fs.readFileSync(path.join(repo, 'examples', 'aodv', 'rerr.go'), 'utf8'), 'the copy is unedited');
+  const rule = '!r.cfg.SpecRERRBug && ';
+  const lines = original.split('\n');
+  const ruleLine = lines.findIndex((l) => l.includes(`if ${rule}rt.ValidSeq`)) + 1;
+  assert.ok(ruleLine > 0, 'rerr.go has the stale-RERR rule');
+  const ruleCol = lines[ruleLine - 1].indexOf(rule) + 1;
+  // The status bar counts columns as shown, a tab to the next multiple of 4 (the Tab Size).
+  let shownCol = 1;
+  for (const ch of lines[ruleLine - 1].slice(0, ruleCol - 1)) shownCol = ch === '\t' ? Math.floor((shownCol - 1) / 4) * 4 + 5 : shownCol + 1;
+  await openFile(rerr);
+  // Go to Line takes line:column; the status bar says where the cursor is and what is selected,
+  // so each key lands before the next is pressed.
+  const cursorAt = page.locator('.statusbar-item', { hasText: `Ln ${ruleLine}, Col ${shownCol}` }).first();
+  await withFocus(async () => {
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input[type="text"]').first().waitFor({ state: 'visible', timeout: 5000 });
+    await page.keyboard.type(`${ruleLine}:${ruleCol}`);
+    await page.keyboard.press('Enter');
+    await cursorAt.waitFor({ state: 'visible', timeout: 5000 });
+  });
+  for (let i = 0; i < rule.length; i++) await page.keyboard.press('Shift+ArrowRight');
+  await page.locator('.statusbar-item', { hasText: `(${rule.length} selected)` }).first().waitFor({ state: 'visible', timeout: 5000 });
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('Control+S');
+  const saved = () => fs.readFileSync(rerr, 'utf8').split('\n')[ruleLine - 1];
+  for (let i = 0; i < 40 && saved().includes(rule); i++) await page.waitForTimeout(250);
+  log('the fix, saved:', saved().trim());
+  assert.equal(saved().trim(), 'if rt.ValidSeq && !SeqNewer(u.Seq, rt.Seq) {');
+  await shot('fix-typed-in-rerr-go');
+
+  // From the Command Palette this time (the Bookmarks view re-renders under a hover as the
+  // session's trees refresh): it asks which bookmark.
+  await command('CMC: Re-check from This Bookmark');
+  await picker.first().waitFor({ state: 'visible', timeout: 15000 });
+  await picker.first().click();
+  const fixed = await notification(/now: no violation/, 240000);
   log('re-check with the fix:', fixed);
-  assert.match(fixed, /original: invariant NoRoutingLoop.* at step 16 \(trace 1\); now: no violation in \d+ states \(complete\)/);
+  assert.match(fixed, /AODVSpecBug from bookmark "before-reorder": original: invariant NoRoutingLoop.* at step 16 \(trace 1\); now: no violation in \d+ states \(complete\)/);
   await page.locator('.activitybar [aria-label^="CMC"]').first().click();
-  const results = page.locator('[id="workbench.view.extension.cmc"] .monaco-list-row', { hasText: 'AODV from bookmark' });
+  const results = page.locator('[id="workbench.view.extension.cmc"] .monaco-list-row', { hasText: 'AODVSpecBug from bookmark "before-reorder": no violation' });
   await results.first().waitFor({ state: 'visible', timeout: 15000 });
   log('Results:', (await results.allInnerTexts()).map((t) => t.replace(/\n/g, ' ')).join(' / '));
+  // The comparison with the original trace is the row's tooltip.
+  await results.first().hover();
+  const tip = page.locator('.monaco-hover, .workbench-hover', { hasText: 'original:' }).first();
+  await tip.waitFor({ state: 'visible', timeout: 10000 });
+  const tipText = (await tip.innerText()).replace(/\s+/g, ' ');
+  log('Results tooltip:', tipText);
+  assert.match(tipText, /original: invariant NoRoutingLoop.* at step 16 \(trace 1\); now: no violation/);
   await shot('recheck-with-fix-result');
 
   // The session ends by itself, and the views panel says so instead of retrying its server.
@@ -793,11 +909,27 @@ async function loopStory(stopStep) {
         if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) overlaps.push(`${a.what} / ${b.what}`);
       }
     }
-    return { texts: texts.length, overlaps, width: innerWidth };
+    const right = Math.min(document.querySelector('.chart-scroll').getBoundingClientRect().right, innerWidth);
+    const lifelines = [...document.querySelectorAll('svg.chart line.lifeline')].map((e) => e.getBoundingClientRect().left);
+    return { texts: texts.length, overlaps, width: innerWidth, lifelines, outside: lifelines.filter((l) => l > right) };
   });
   log('chart at step 13:', chart.texts, 'texts in a', chart.width, 'px wide panel;', chart.overlaps.length, 'overlapping');
   assert.ok(chart.texts > 0, 'the chart draws its texts');
   assert.deepEqual(chart.overlaps, [], 'no two texts of the sequence chart overlap');
+  assert.equal(chart.lifelines.length, 4, 'a lifeline per router');
+  assert.deepEqual(chart.outside, [], 'every lifeline is inside the panel');
+  // The chart, heap and diff sections keep a readable height and do not draw over each other
+  // (in a short panel the views scroll).
+  const sections = await inViews(() => [...document.querySelectorAll('main.views > section.panel')].map((e) => {
+    const r = e.getBoundingClientRect();
+    return { what: e.className, t: r.top, b: r.bottom, h: r.height };
+  }));
+  log('views sections:', sections.map((x) => `${x.what} ${Math.round(x.h)} px`).join(' / '));
+  assert.equal(sections.length, 3);
+  for (const [i, x] of sections.entries()) {
+    assert.ok(x.h >= 139, `${x.what} is ${x.h} px high`);
+    if (i > 0) assert.ok(x.t >= sections[i - 1].b - 1, `${x.what} starts above the end of ${sections[i - 1].what}`);
+  }
   await shot('loop-step13-diff-and-chart');
 
   // A data breakpoint on A's route to D, from the Variables pane, at the violation; reverse

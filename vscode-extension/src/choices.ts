@@ -19,8 +19,8 @@ export function valueText(c: Pick<Choice, 'value' | 'n' | 'label'>): string {
 }
 
 /**
- * The longest inline text, in characters: the editor does not wrap text after a line's end, so
- * a longer one would run past a default-width editor and be cut. The hover has it all.
+ * The longest text shown with a Choose call, in characters: its CodeLens (inline.ts) does not
+ * wrap, so a longer one would run past a narrow editor. The hover has it all.
  */
 export const maxInline = 60;
 
@@ -30,14 +30,14 @@ export function clip(text: string, max = maxInline): string {
   return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
 }
 
-/** An inline value: text to show at the end of a 0-based line. */
+/** A Choose value to show with a 0-based line (above it, as a CodeLens). */
 export interface InlineChoice {
   line: number;
   text: string;
 }
 
 /**
- * The inline values for one document at one step: one per line, calls on a line joined in order,
+ * The Choose values for one document at one step: one per line, calls on a line joined in order,
  * at most maxInline characters (the hover on the line shows every label whole).
  */
 export function inlineChoices(choices: readonly Choice[], step: number, docPath: string): InlineChoice[] {

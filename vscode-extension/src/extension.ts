@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugConfigurationProvider('cmc', configs, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.debug.registerDebugAdapterDescriptorFactory('cmc', new CmcAdapterFactory(context.extensionPath, log)),
     vscode.debug.registerDebugAdapterTrackerFactory('cmc', sessions),
-    vscode.languages.registerInlineValuesProvider({ language: 'go' }, choices),
+    vscode.languages.registerCodeLensProvider({ language: 'go', scheme: 'file' }, choices),
     vscode.languages.registerHoverProvider({ language: 'go', scheme: 'file' }, choices),
     sessions.onDidStopFirst(refreshTrees), // a check that stops has stored its trace
     sessions.onDidChangeBookmarks(() => bookmarks.refresh()),

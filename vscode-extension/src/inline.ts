@@ -1,12 +1,11 @@
 // Choose values in the editor. While a cmc session is stopped, each Choose call of the step being
-// looked at shows its value at the end of its line ("Choose → 2 of 3", or with the model's label
-// "Choose → 0 of 2: deliver RREP C→A"), and hovering such a line lists every value that call site
-// took along the trace so far. The editor does not wrap text after a line's end, so the inline
-// text is kept to choices.maxInline characters; the hover shows every label whole.
-//
-// VS Code asks an InlineValuesProvider only for the file of the focused stack frame. A step's
-// Choose calls are often in another file (a library's network delivery, say), so the other
-// visible Go editors get the same text as decorations.
+// looked at shows its value above its line, as a CodeLens ("Choose → 2 of 3", or with the model's
+// label "Choose → 0 of 2: deliver RREP C→A"), and hovering such a line lists every value that call
+// site took along the trace so far. A CodeLens is laid out from the line's indentation, within the
+// editor, so a long line does not push it off the right edge as an inline value at the line's end
+// was (air.go:150 beside the views panel); it is shown in every Go editor, not only the stopped
+// frame's file, which is all VS Code asks an InlineValuesProvider for. Clicking it lists the
+// trace's Choose calls (CMC: Show Choose Values of the Trace).
 
 import * as vscode from 'vscode';
 import { hoverMarkdown, inlineChoices } from './choices';
@@ -16,45 +15,34 @@ function enabled(): boolean {
   return vscode.workspace.getConfiguration('cmc').get<boolean>('inlineChoices', true);
 }
 
-export class ChoiceValues implements vscode.InlineValuesProvider, vscode.HoverProvider, vscode.Disposable {
+export class ChoiceValues implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly refresh = new vscode.EventEmitter<void>();
-  readonly onDidChangeInlineValues = this.refresh.event;
-  private readonly decoration = vscode.window.createTextEditorDecorationType({
-    // Styled as VS Code's own inline values.
-    after: { color: new vscode.ThemeColor('editor.inlineValuesForeground'), backgroundColor: new vscode.ThemeColor('editor.inlineValuesBackground'), margin: '0 0 0 1em' },
-    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
-  });
+  readonly onDidChangeCodeLenses = this.refresh.event;
   private readonly disposables: vscode.Disposable[] = [];
-  private generation = 0;
 
   constructor(private readonly sessions: CmcSessions) {
     this.disposables.push(
-      sessions.onDidChange(() => {
-        this.refresh.fire();
-        void this.decorate();
-      }),
-      vscode.window.onDidChangeVisibleTextEditors(() => void this.decorate()),
+      sessions.onDidChange(() => this.refresh.fire()),
+      // An editor shown again shows the lenses it had: ask again, for the step now looked at.
+      vscode.window.onDidChangeVisibleTextEditors(() => this.refresh.fire()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('cmc.inlineChoices')) {
-          this.refresh.fire();
-          void this.decorate();
-        }
+        if (e.affectsConfiguration('cmc.inlineChoices')) this.refresh.fire();
       }),
     );
   }
 
-  async provideInlineValues(document: vscode.TextDocument, _viewPort: vscode.Range, context: vscode.InlineValueContext): Promise<vscode.InlineValue[]> {
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     const c = this.sessions.active();
-    if (!c || !c.stopped || !enabled()) return [];
-    const step = c.frames.get(context.frameId)?.step ?? c.focusedStep();
-    if (step === undefined) return [];
+    const step = c?.focusedStep();
+    if (!c || !c.stopped || step === undefined || !enabled()) return [];
     const choices = await c.choices();
     return inlineChoices(choices, step, document.uri.fsPath)
       .filter(({ line }) => line < document.lineCount)
-      .map(({ line, text }) => {
-      const end = document.lineAt(line).range.end;
-      return new vscode.InlineValueText(new vscode.Range(end, end), text);
-    });
+      .map(({ line, text }) => new vscode.CodeLens(document.lineAt(line).range, {
+        title: text,
+        command: 'cmc.showChoices',
+        tooltip: 'the value this Choose call returned in this step; hover the line for every value it took, click for every Choose call of the trace',
+      }));
   }
 
   async provideHover(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.Hover | undefined> {
@@ -64,36 +52,8 @@ export class ChoiceValues implements vscode.InlineValuesProvider, vscode.HoverPr
     return md ? new vscode.Hover(new vscode.MarkdownString(md), document.lineAt(position.line).range) : undefined;
   }
 
-  /** Decorates the visible Go editors other than the focused frame's file. */
-  private async decorate(): Promise<void> {
-    const gen = ++this.generation;
-    const c = this.sessions.active();
-    const editors = vscode.window.visibleTextEditors.filter((e) => e.document.languageId === 'go' && e.document.uri.scheme === 'file');
-    const clear = () => editors.forEach((e) => e.setDecorations(this.decoration, []));
-    const step = c?.focusedStep();
-    if (!c || !c.stopped || step === undefined || !enabled()) return clear();
-    const choices = await c.choices();
-    if (gen !== this.generation) return; // a newer stop or focus change won
-    const framePath = c.focusedFrame()?.path;
-    for (const e of editors) {
-      const file = e.document.uri.fsPath;
-      if (framePath === file) { // cmcdap names frames' files as the editor does
-        e.setDecorations(this.decoration, []); // the inline values provider shows these
-        continue;
-      }
-      const opts = inlineChoices(choices, step, file)
-        .filter(({ line }) => line < e.document.lineCount)
-        .map(({ line, text }) => {
-          const end = e.document.lineAt(line).range.end;
-          return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: text } } };
-        });
-      e.setDecorations(this.decoration, opts);
-    }
-  }
-
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.refresh.dispose();
-    this.decoration.dispose();
   }
 }

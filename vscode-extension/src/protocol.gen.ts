@@ -145,6 +145,7 @@ export interface Report {
   before?: number[];
   bookmark?: BookmarkOrigin;
   comparison?: string;
+  coverage?: LineCoverage;
 }
 
 /** store.Bookmark */
@@ -222,4 +223,11 @@ export interface BookmarkOrigin {
   step: number;
   violation?: string;
   steps: number;
+}
+
+/** service.LineCoverage */
+export interface LineCoverage {
+  covered: number;
+  lines: number;
+  files: number;
 }

@@ -3,7 +3,7 @@
 // wording is unit tested.
 
 import { escapeMarkdown } from './choices';
-import type { Report } from './protocol.gen';
+import type { LineCoverage, Report } from './protocol.gen';
 
 /** What `cmcdap minimize -json` prints (cmd/cmcdap/minimize.go, minimizeResult). */
 export interface MinimizeResult {
@@ -75,9 +75,18 @@ function seconds(s: number): string {
   return s < 10 ? `${s.toFixed(2)} s` : `${Math.round(s)} s`;
 }
 
+/** The line coverage of a check that measured it ("coverage": true): "18 of 27 lines (67%)". */
+export function linesCovered(c: LineCoverage | undefined): string | undefined {
+  if (!c || c.lines === 0) {
+    return undefined;
+  }
+  return `${thousands(c.covered)} of ${thousands(c.lines)} lines (${Math.round((100 * c.covered) / c.lines)}%)`;
+}
+
 export function reportMessage(r: Report): ReportMessage {
   const coverage = r.cancelled ? 'cancelled' : r.complete ? 'complete' : 'not complete (bounded)';
-  const size = `${thousands(r.states)} states · ${seconds(r.seconds)} · ${coverage}`;
+  const lines = linesCovered(r.coverage);
+  const size = `${thousands(r.states)} states · ${seconds(r.seconds)} · ${coverage}${lines ? ` · ${lines}` : ''}`;
   const from = r.bookmark ? ` from bookmark "${r.bookmark.name}"` : '';
   let what: string;
   if (!r.violation) {
@@ -91,13 +100,14 @@ export function reportMessage(r: Report): ReportMessage {
     label: `${r.model}${from}: ${r.violation ? (r.known ? `violation, trace #${r.trace} again` : 'violation') : 'no violation'}`,
     description: size,
     tooltip: [`**${escapeMarkdown(r.model)}**${escapeMarkdown(from)}: ${escapeMarkdown(what)}`, '', `${thousands(r.states)} states, ${thousands(r.transitions)} transitions, depth ${r.depth}, ${seconds(r.seconds)}; ${coverage}`]
+      .concat(lines ? ['', `coverage of the code: ${lines} in ${r.coverage!.files === 1 ? '1 file' : `${r.coverage!.files} files`}`] : [])
       .concat(r.comparison ? ['', escapeMarkdown(r.comparison)] : [])
       .join('\n'),
     open: r.trace || (r.violation ? undefined : r.bookmark?.trace),
   };
   // A new violation opens in the debugger; anything else would end unseen in the console.
   if (!r.violation || r.known || r.bookmark) {
-    m.notify = r.comparison ? `cmc: ${r.model}${from}: ${r.comparison}` : `cmc: ${r.model}: ${what} in ${size}`;
+    m.notify = r.comparison ? `cmc: ${r.model}${from}: ${r.comparison}${lines ? `; ${lines} covered` : ''}` : `cmc: ${r.model}: ${what} in ${size}`;
   }
   return m;
 }

@@ -53,3 +53,15 @@ test('a new violation opens in the debugger: a results line, no notification', (
   assert.equal(m.open, 12);
   assert.equal(m.label, 'AODV: violation');
 });
+
+test('a check that measured coverage reports the lines it ran, in the results view and the notification', () => {
+  const coverage = { covered: 18, lines: 27, files: 2 };
+  const m = reportMessage({ model: 'AODV', states: 60, transitions: 90, depth: 7, seconds: 1, complete: true, coverage });
+  assert.equal(m.description, '60 states · 1.00 s · complete · 18 of 27 lines (67%)');
+  assert.equal(m.notify, 'cmc: AODV: no violation in 60 states · 1.00 s · complete · 18 of 27 lines (67%)');
+  assert.match(m.tooltip, /coverage of the code: 18 of 27 lines \(67%\) in 2 files/);
+  const fixed = reportMessage({ model: 'AODV', states: 60, transitions: 90, depth: 7, seconds: 1, complete: true, coverage,
+    bookmark: { name: 'stale rerr', trace: 7, step: 9, steps: 13 }, comparison: 'original: ...; now: no violation in 60 states (complete)' });
+  assert.match(fixed.notify!, /now: no violation in 60 states \(complete\); 18 of 27 lines \(67%\) covered$/);
+  assert.doesNotMatch(reportMessage({ model: 'AODV', states: 1, transitions: 1, depth: 1, seconds: 1, complete: true }).description, /lines/);
+});

@@ -9,7 +9,7 @@ import { clip, h, s } from "./dom";
 import { Labels } from "./labels";
 import type { Arrow, SeqChart } from "./types.gen";
 
-const MINCOL = 96; // lifeline spacing, at least: four lifelines fit in 430 px
+const MINCOL = 72; // lifeline spacing, at least: four lifelines fit in 340 px, a panel beside the editor in a 1024 px window
 const MAXCOL = 220;
 const ROW = 32; // step height
 const TOP = 34; // lifeline names

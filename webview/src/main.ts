@@ -11,7 +11,7 @@ import { clip, h } from "./dom";
 import { HeapPanel, viz } from "./heap";
 import { traceList } from "./list";
 import { showCompare } from "./compare";
-import { go, parse, parseCompare, type Place } from "./route";
+import { go, href, parse, parseCompare, root, type Place } from "./route";
 import { Rpc } from "./rpc";
 import type { Push, StepView, TraceView } from "./types.gen";
 
@@ -41,13 +41,14 @@ interface VSCodeAPI {
 declare function acquireVsCodeApi(): VSCodeAPI;
 const vscode: VSCodeAPI | null = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
 
-// wsURL turns the views server's page URL into its websocket's.
+// wsURL turns the views server's page URL into its websocket's, in the same directory (a
+// proxy's path kept).
 function wsURL(url: string, token: string): string {
   try {
     const u = new URL(url);
     const tok = token || u.searchParams.get("token") || "";
     u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
-    u.pathname = "/ws";
+    u.pathname = u.pathname.replace(/[^/]*$/, "") + "ws";
     u.search = tok ? "?token=" + encodeURIComponent(tok) : "";
     u.hash = "";
     return u.toString();
@@ -75,8 +76,11 @@ function config(): { ws: string; embedded: boolean } {
   token ||= document.body.dataset.cmcToken ?? "";
   if (url) return { ws: wsURL(url, token), embedded: true };
   if (vscode || (location.protocol !== "http:" && location.protocol !== "https:")) return { ws: "", embedded: true };
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  return { ws: `${proto}//${location.host}/ws`, embedded: false };
+  // The websocket is next to the page, under the same root (a proxy's path included); the
+  // token is the cookie the page's visit set.
+  const u = new URL("ws", root);
+  u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+  return { ws: u.toString(), embedded: false };
 }
 
 class App {
@@ -313,7 +317,7 @@ class App {
   private drawHeader() {
     const t = this.trace;
     const p = this.place;
-    const home = h("a", { class: "home", href: this.embedded ? "#" : "/" }, "cmc");
+    const home = h("a", { class: "home", href: this.embedded ? "#" : href(null) }, "cmc");
     if (!this.embedded) {
       home.addEventListener("click", (e) => {
         e.preventDefault();
