@@ -193,14 +193,13 @@ func (ps *partSearch) run() (*Result, error) {
 	ps.res = &Result{}
 	ps.figures = make([]PartitionFigures, n)
 	ps.runs = make([]int64, len(mc.Def.Events))
-	res, figures, runs := ps.res, ps.figures, ps.runs
 	cur, next := newLevel(ps.k), newLevel(ps.k)
 	defer func() { cur.free(); next.free() }()
-	start, err := ps.resume(next)
+	start, err := ps.resume(next) // may put a checkpoint's figures in ps
 	if err != nil {
 		return nil, err
 	}
-	res, figures, runs = ps.res, ps.figures, ps.runs
+	res, figures, runs := ps.res, ps.figures, ps.runs
 	// Level 0 is the initial state, at its owner: it arrives there as any successor would.
 	if h0 := mc.Hash(ps.init); start < 0 && Owner(h0, n) == me {
 		verdict, v := ps.judge()
