@@ -188,12 +188,35 @@ async function contextMenu(row, label) {
   }
 }
 
-/** Waits until the newest frame of the Call Stack is step n. */
+/**
+ * Waits until the newest frame of the Call Stack is step n. The pane is short at VS Code's default
+ * window size and its list draws only the rows in view: when it stays scrolled down after a move
+ * (the thread's row then sticks at its top), the newest frames are not in the page at all, so the
+ * list is scrolled back to its top (the wheel over it; the keyboard focus stays where it is) each
+ * time before looking again.
+ */
 async function waitTopStep(n, timeout = 30000) {
-  await page.waitForFunction((s) => {
+  const topStep = (s) => {
     const steps = [...document.querySelectorAll('.debug-call-stack .monaco-list-row')].map((r) => /#(\d+) /.exec(r.textContent ?? '')).filter(Boolean).map((m) => Number(m[1]));
     return steps.length > 0 && Math.max(...steps) === s;
-  }, n, { timeout });
+  };
+  const until = Date.now() + timeout;
+  for (;;) {
+    const list = page.locator('.debug-call-stack .monaco-list').first();
+    if (await list.isVisible().catch(() => false)) {
+      const box = await list.boundingBox();
+      if (box) {
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await page.mouse.wheel(0, -5000);
+      }
+    }
+    try {
+      await page.waitForFunction(topStep, n, { timeout: 2000 });
+      return;
+    } catch (e) {
+      if (Date.now() > until) throw e;
+    }
+  }
 }
 
 /** Types a line into the Debug Console and runs it (":goto 13"). */
