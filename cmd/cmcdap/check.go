@@ -88,11 +88,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err := f.validate(); err != nil {
 		return fail(stderr, "check", err)
 	}
+	return checkUntilInterrupt("check", &f, pos[0], stdout, stderr)
+}
+
+// checkUntilInterrupt runs the check f describes on pkg until it ends or the user interrupts it, and returns
+// the exit code; an error is one line, named after the command that ran it.
+func checkUntilInterrupt(command string, f *checkFlags, pkg string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	code, err := check(ctx, &f, pos[0], stdout, stderr)
+	code, err := check(ctx, f, pkg, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "cmcdap check: "+oneLine(err.Error()))
+		fmt.Fprintln(stderr, "cmcdap "+command+": "+oneLine(err.Error()))
 	}
 	return code
 }

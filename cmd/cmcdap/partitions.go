@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -157,13 +156,7 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "worker", err)
 	}
 	f.part.only = &k
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	code, err := check(ctx, &f, pos[0], stdout, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "cmcdap worker: "+oneLine(err.Error()))
-	}
-	return code
+	return checkUntilInterrupt("worker", &f, pos[0], stdout, stderr)
 }
 
 // balance describes how a partitioned search's states spread over its partitions, for the

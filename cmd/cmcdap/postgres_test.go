@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
@@ -69,17 +68,7 @@ func TestServePostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int)
-	go func() { done <- serveCommand(ctx, []string{"-db", db, "-pkg", ""}, out, out) }()
-	for !strings.Contains(out.String(), "?token=") {
-		select {
-		case code := <-done:
-			t.Fatalf("serve ended with %d: %s", code, out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	out, cancel, done := startServe(t, db)
 	cancel()
 	<-done
 	if want := "cmcdap serve: views of " + store.Printable(db) + " at "; !strings.Contains(out.String(), want) ||

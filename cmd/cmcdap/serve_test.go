@@ -31,17 +31,7 @@ func TestServeStartsAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int)
-	go func() { done <- serveCommand(ctx, []string{"-db", db, "-pkg", ""}, out, out) }()
-	for !strings.Contains(out.String(), "?token=") {
-		select {
-		case code := <-done:
-			t.Fatalf("serve ended with %d: %s", code, out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	out, cancel, done := startServe(t, db)
 	if !strings.Contains(out.String(), "http://127.0.0.1:") {
 		t.Errorf("serve printed %q", out.String())
 	}
@@ -49,6 +39,25 @@ func TestServeStartsAndStops(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after interrupt", code)
 	}
+}
+
+// startServe runs cmcdap serve on db until it prints its address; cancel stops it, and done
+// then gives its exit code.
+func startServe(t *testing.T, db string) (out *syncBuffer, cancel context.CancelFunc, done chan int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &syncBuffer{}
+	done = make(chan int)
+	go func() { done <- serveCommand(ctx, []string{"-db", db, "-pkg", ""}, out, out) }()
+	for !strings.Contains(out.String(), "?token=") {
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("serve ended with %d: %s", code, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return out, cancel, done
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
