@@ -159,54 +159,6 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 	return checkUntilInterrupt("worker", &f, pos[0], stdout, stderr)
 }
 
-// balance describes how a partitioned search's states spread over its partitions, for the
-// progress line: each partition's share, and the largest over the mean (1.00 is even).
-func balance(owned []int64) string {
-	if len(owned) < 2 {
-		return ""
-	}
-	list, ratio := shares(owned)
-	return fmt.Sprintf("  partitions %s (max/mean %.2f)", list, ratio)
-}
-
-// shares lists each partition's states ("4366/4466") and says how far the largest is over the
-// mean (1.00 is even).
-func shares(owned []int64) (string, float64) {
-	var sum, most int64
-	parts := make([]string, len(owned))
-	for i, n := range owned {
-		sum += n
-		most = max(most, n)
-		parts[i] = strconv.FormatInt(n, 10)
-	}
-	ratio := 0.0
-	if sum > 0 {
-		ratio = float64(most) * float64(len(owned)) / float64(sum)
-	}
-	return strings.Join(parts, "/"), ratio
-}
-
-// writePartitions says how a partitioned check shared its work: the states each partition owned
-// and the bytes the partitions exchanged, per state.
-func writePartitions(w io.Writer, res *engine.Result) {
-	if len(res.Partitions) == 0 {
-		return
-	}
-	owned := make([]int64, len(res.Partitions))
-	var bytes int64
-	for i, p := range res.Partitions {
-		owned[i] = p.States
-		bytes += p.Bytes
-	}
-	perState := 0.0
-	if res.States > 0 {
-		perState = float64(bytes) / float64(res.States)
-	}
-	list, ratio := shares(owned)
-	fmt.Fprintf(w, "%d partitions owned %s states (max/mean %.2f); they exchanged %s (%.0f bytes a state)\n",
-		len(res.Partitions), list, ratio, service.Bytes(bytes), perState)
-}
-
 // partitionable refuses what a partitioned check does not do, before anything is built.
 func (f *checkFlags) partitionable() error {
 	r := &f.run
