@@ -167,7 +167,7 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		}
 		return 2, err
 	}
-	if f.run.Partitions > 0 && f.part.only == nil {
+	if f.run.Partitions > 0 {
 		if err := prog.BuildCluster(ctx); err != nil { // before the progress line's clock starts
 			return 2, err
 		}
