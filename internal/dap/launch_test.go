@@ -243,17 +243,7 @@ func TestCheckWithoutViolation(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "traces.db")
 	c := start(t, Config{})
 	initialize(t, c)
-	// 2 >> launch, << initialized, << launch
-	c.LaunchRequest(map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db})
-	daptest.Expect[*dap.InitializedEvent](t, c)
-	daptest.Expect[*dap.LaunchResponse](t, c)
-	// 3 >> configurationDone, << configurationDone, << progress..., << exited 0, << terminated
-	c.ConfigurationDoneRequest()
-	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
-	if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
-		t.Fatalf("exit code %d", e.Body.ExitCode)
-	}
-	daptest.Expect[*dap.TerminatedEvent](t, c)
+	checkClean(t, c, map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db})
 	end := daptest.Expect[*dap.ProgressEndEvent](t, c)
 	out := c.Output()
 	for _, want := range []string{"checked TwoPhase (RM=3) in github.com/cmc-go/cmc/examples/twophase (bfs)\n288 states", "complete", "no violation"} {

@@ -27,18 +27,8 @@ func TestPartitionedLaunch(t *testing.T) {
 		t.Helper()
 		c := start(t, Config{})
 		initialize(t, c)
-		// 2 >> launch, << initialized, << launch
-		c.LaunchRequest(map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 5}, "db": db, "partitions": partitions})
-		daptest.Expect[*dap.InitializedEvent](t, c)
-		daptest.Expect[*dap.LaunchResponse](t, c)
-		// 3 >> configurationDone, << configurationDone, << progressStart, progressUpdate...,
-		// << exited 0, << terminated, << progressEnd
-		c.ConfigurationDoneRequest()
-		daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
-		if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
-			t.Fatalf("partitions %d: exit code %d; output %q", partitions, e.Body.ExitCode, c.Output())
-		}
-		daptest.Expect[*dap.TerminatedEvent](t, c)
+		// << progressStart, << progressUpdate..., << exited 0, << terminated, << progressEnd
+		checkClean(t, c, map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 5}, "db": db, "partitions": partitions})
 		daptest.Expect[*dap.ProgressEndEvent](t, c)
 		var updates []*dap.ProgressUpdateEvent
 		for _, m := range c.SetAside() {
