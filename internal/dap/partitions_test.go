@@ -91,3 +91,37 @@ func TestPartitionedLaunchNATSUnreachable(t *testing.T) {
 		"db": filepath.Join(t.TempDir(), "traces.db"), "partitions": 2, "nats": "nats://127.0.0.1:1"})
 	daptest.ExpectError(t, c, `launch: "nats": connect to NATS at nats://127.0.0.1:1: `)
 }
+
+// TestCancelPartitionedCheck: a partitioned check that would run forever reports each
+// partition's share as it goes, at a level's barrier, and ends when the client cancels its
+// progress, leaving no run directory (the loopback NATS server's store, the checkpoints) behind.
+func TestCancelPartitionedCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	c := start(t, Config{})
+	initialize(t, c)
+	c.LaunchRequest(map[string]any{"program": relayDir(t), "model": "Forever", "db": filepath.Join(t.TempDir(), "traces.db"), "partitions": 2})
+	daptest.Expect[*dap.InitializedEvent](t, c)
+	daptest.Expect[*dap.LaunchResponse](t, c)
+	c.ConfigurationDoneRequest()
+	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
+	// << progressStart, << progressUpdate (partition 0 reports a level at most once a second)
+	start := daptest.Expect[*dap.ProgressStartEvent](t, c)
+	update := daptest.Expect[*dap.ProgressUpdateEvent](t, c)
+	if !regexp.MustCompile(` · frontier [\d,]+ · partitions [\d,]+/[\d,]+ \(max/mean \d\.\d\d\)$`).MatchString(update.Body.Message) {
+		t.Fatalf("progress %q does not name the frontier and both partitions' shares", update.Body.Message)
+	}
+	// >> cancel {progressId}, << cancel, << terminated
+	c.CancelRequest(start.Body.ProgressId)
+	daptest.Expect[*dap.CancelResponse](t, c)
+	daptest.Expect[*dap.TerminatedEvent](t, c)
+	if out := c.Output(); !strings.Contains(out, "check cancelled") {
+		t.Fatalf("output %q", out)
+	}
+	if runs, _ := filepath.Glob(filepath.Join(tmp, "cmc-run-*")); len(runs) > 0 {
+		t.Errorf("the run's directory is left behind: %v", runs)
+	}
+}
