@@ -167,6 +167,11 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		}
 		return 2, err
 	}
+	if f.run.Partitions > 0 {
+		if err := prog.BuildCluster(ctx); err != nil { // before the progress line's clock starts
+			return 2, err
+		}
+	}
 	progress := func(p engine.Progress) {}
 	if !f.quiet {
 		progress = progressPrinter(stderr, time.Now())
@@ -271,11 +276,10 @@ func unstored(res *engine.Result, stored int) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// progressPrinter prints each progress report as a line, in the words of the DAP session's
+// progress events (tracefmt.Progress).
 func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
-	return func(p engine.Progress) {
-		secs := time.Since(start).Seconds()
-		fmt.Fprintf(w, "%10d states  %8.0f states/s  frontier %d  depth %d%s%s\n", p.States, float64(p.States)/secs, p.Frontier, p.Depth, tracefmt.Guidance(p), balance(p.Partitions))
-	}
+	return func(p engine.Progress) { fmt.Fprintln(w, tracefmt.Progress(p, time.Since(start))) }
 }
 
 // writeFindings prints the check's summary and every violation with its trace: before anything
@@ -283,7 +287,7 @@ func progressPrinter(w io.Writer, start time.Time) func(engine.Progress) {
 func writeFindings(w io.Writer, c *service.Check, pkg string, res *engine.Result, elapsed time.Duration) {
 	tracefmt.Summary(w, tracefmt.Check{Model: c.Model, Params: c.Params, Package: pkg, Search: c.Settings.Search, All: c.Settings.All, Goal: c.Settings.Goal, Elapsed: elapsed}, res)
 	wd, _ := os.Getwd() // sites are shown relative to it; without it, as directory and file
-	writePartitions(w, res)
+	service.WritePartitions(w, res)
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(w, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage, Root: wd})
 	}

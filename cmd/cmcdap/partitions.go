@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -50,48 +47,21 @@ func (p *partitionFlags) addNATSFlags(fs *flag.FlagSet) {
 
 // checkPartitioned runs c partitioned, starting NATS on loopback when none is given.
 func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Check, p *partitionFlags, progress func(engine.Progress), stderr io.Writer) (*engine.Result, error) {
-	cfg := p.nats.FromEnv()
-	run := p.run
-	if run == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		run = "r" + hex.EncodeToString(b)
-	}
-	checkpoints := p.checkpoints
-	var runDir string
-	if p.only == nil {
-		// The run's directory: the partitions' checkpoints and the embedded server's stream.
-		dir, err := os.MkdirTemp("", "cmc-run-")
-		if err != nil {
-			return nil, fmt.Errorf("make the run's directory: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		runDir = dir
-		if checkpoints == "" {
-			checkpoints = filepath.Join(dir, "checkpoints")
-		}
-	}
-	if cfg.URL == "" && runDir != "" {
-		b, err := broker.Start(filepath.Join(runDir, "nats"))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Close()
-		cfg = cluster.Config{URL: b.URL, Token: b.Token}
-	} else if p.only == nil {
-		// A NATS of the user's: fail now, in one line, rather than in every worker.
-		nc, err := cluster.Connect(cfg, "cmcdap check")
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			cluster.DeleteRun(context.Background(), nc, run)
-			nc.Close()
-		}()
-	}
-	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, CheckpointDir: checkpoints, Restarted: func(k int, why string) {
+	cl := service.Cluster{NATS: service.NATS(p.nats.FromEnv()), Run: p.run, Only: p.only, CheckpointDir: p.checkpoints, Restarted: func(k int, why string) {
 		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
 	}}
+	if p.only == nil {
+		// Every partition here: where they meet, the NATS given or one started for the run.
+		r, err := broker.StartRun(cluster.Config(cl.NATS), p.run)
+		if err != nil {
+			return nil, err
+		}
+		defer r.End()
+		cl.NATS, cl.Run = service.NATS(r.NATS), r.ID
+		if cl.CheckpointDir == "" {
+			cl.CheckpointDir = r.Checkpoints()
+		}
+	}
 	return prog.CheckPartitioned(ctx, c, cl, progress, service.Prefixed(stderr))
 }
 
@@ -157,54 +127,6 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	f.part.only = &k
 	return checkUntilInterrupt("worker", &f, pos[0], stdout, stderr)
-}
-
-// balance describes how a partitioned search's states spread over its partitions, for the
-// progress line: each partition's share, and the largest over the mean (1.00 is even).
-func balance(owned []int64) string {
-	if len(owned) < 2 {
-		return ""
-	}
-	list, ratio := shares(owned)
-	return fmt.Sprintf("  partitions %s (max/mean %.2f)", list, ratio)
-}
-
-// shares lists each partition's states ("4366/4466") and says how far the largest is over the
-// mean (1.00 is even).
-func shares(owned []int64) (string, float64) {
-	var sum, most int64
-	parts := make([]string, len(owned))
-	for i, n := range owned {
-		sum += n
-		most = max(most, n)
-		parts[i] = strconv.FormatInt(n, 10)
-	}
-	ratio := 0.0
-	if sum > 0 {
-		ratio = float64(most) * float64(len(owned)) / float64(sum)
-	}
-	return strings.Join(parts, "/"), ratio
-}
-
-// writePartitions says how a partitioned check shared its work: the states each partition owned
-// and the bytes the partitions exchanged, per state.
-func writePartitions(w io.Writer, res *engine.Result) {
-	if len(res.Partitions) == 0 {
-		return
-	}
-	owned := make([]int64, len(res.Partitions))
-	var bytes int64
-	for i, p := range res.Partitions {
-		owned[i] = p.States
-		bytes += p.Bytes
-	}
-	perState := 0.0
-	if res.States > 0 {
-		perState = float64(bytes) / float64(res.States)
-	}
-	list, ratio := shares(owned)
-	fmt.Fprintf(w, "%d partitions owned %s states (max/mean %.2f); they exchanged %s (%.0f bytes a state)\n",
-		len(res.Partitions), list, ratio, service.Bytes(bytes), perState)
 }
 
 // partitionable refuses what a partitioned check does not do, before anything is built.

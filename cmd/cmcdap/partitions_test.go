@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/service"
 )
 
@@ -126,21 +125,6 @@ func TestPartitionedCheckNATSUnreachable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second { // the worker build included
 		t.Errorf("took %v", d)
-	}
-}
-
-// TestPartitionFigures: the progress line and the summary say how the states spread.
-func TestPartitionFigures(t *testing.T) {
-	if got := balance([]int64{100, 300}); got != "  partitions 100/300 (max/mean 1.50)" {
-		t.Errorf("balance: %q", got)
-	}
-	if got := balance([]int64{7}); got != "" {
-		t.Errorf("one partition: %q", got)
-	}
-	var b bytes.Buffer
-	writePartitions(&b, &engine.Result{States: 4, Partitions: []engine.PartitionFigures{{States: 2, Bytes: 1000}, {States: 2, Bytes: 24}}})
-	if got := b.String(); got != "2 partitions owned 2/2 states (max/mean 1.00); they exchanged 1 KiB (256 bytes a state)\n" {
-		t.Errorf("summary: %q", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/broker"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
@@ -24,6 +25,7 @@ type checkRun struct {
 	start      time.Time
 	check      *service.Check
 	build      *service.Program
+	meet       *broker.Run // a partitioned check's: where its partitions meet
 	noDebug    bool
 	onEntry    bool
 }
@@ -38,6 +40,7 @@ func (s *Session) startCheck(c *launchConfig, p *prepared) {
 		start:      s.cfg.now(),
 		check:      p.check,
 		build:      p.build,
+		meet:       p.meet,
 		noDebug:    c.NoDebug,
 		onEntry:    c.StopOnEntry,
 	}
@@ -46,7 +49,14 @@ func (s *Session) startCheck(c *launchConfig, p *prepared) {
 	ctx := s.startOp(context.Background(), run.progressID, 0)
 	s.progressStart(run)
 	go func() {
-		res, err := run.build.Check(ctx, run.check, func(pr engine.Progress) { s.progressUpdate(run, pr) }, s.modelOutput)
+		progress := func(pr engine.Progress) { s.progressUpdate(run, pr) }
+		var res *engine.Result
+		var err error
+		if run.meet != nil {
+			res, err = s.checkPartitioned(ctx, run, progress)
+		} else {
+			res, err = run.build.Check(ctx, run.check, progress, s.modelOutput)
+		}
 		cancelled := ctx.Err() != nil
 		s.post(func() { s.checked(run, res, err, cancelled) })
 	}()
@@ -79,6 +89,7 @@ func (s *Session) checked(run *checkRun, res *engine.Result, err error, cancelle
 	}
 	report := service.NewReport(s.db, run.check, res, runID, ids, end.Sub(run.start))
 	summary := summarize(run, res, ids, end.Sub(run.start), s.db.Path(), report)
+	s.progressFinal(run, res)
 	head := strings.SplitN(summary, "\n", 3) // what was checked; how many states
 	s.progressEnd(run, strings.Join(head[:min(2, len(head))], ": "))
 	s.output("console", summary)
@@ -128,6 +139,7 @@ func summarize(run *checkRun, res *engine.Result, ids []int64, elapsed time.Dura
 	var b strings.Builder
 	tracefmt.Summary(&b, tracefmt.Check{Model: run.check.Model, Params: run.check.Params, Package: run.build.Package.ImportPath,
 		Search: orDefault(run.check.Settings.Search, "bfs"), Goal: run.check.Settings.Goal, Elapsed: elapsed}, res)
+	service.WritePartitions(&b, res)
 	if res.Coverage != nil {
 		tracefmt.WriteExercised(&b, tracefmt.Exercised{Transitions: res.Transitions, Expanded: res.Expanded, Events: res.Events, Coverage: res.Coverage})
 	}
@@ -156,5 +168,5 @@ func orDefault(s, def string) string {
 // settings are the launch configuration's search settings, as every run records them.
 func settings(c *launchConfig) service.RunSettings {
 	return service.RunSettings{Search: c.Search, MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Steps: c.Steps,
-		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Coverage: c.Coverage, CoverPackages: c.CoverPackages, Goal: c.Goal}
+		Seed: c.Seed, Deadline: c.Deadline, SelfCheck: c.SelfCheck, Coverage: c.Coverage, CoverPackages: c.CoverPackages, Goal: c.Goal, Partitions: c.Partitions}
 }

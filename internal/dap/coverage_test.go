@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmc-go/cmc/internal/dap/daptest"
 	"github.com/cmc-go/cmc/store"
-	"github.com/google/go-dap"
 )
 
 // TestCheckCoverage: with "coverage": true the console's summary says how much of the model's
@@ -19,17 +17,7 @@ func TestCheckCoverage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "traces.db")
 	c := start(t, Config{})
 	initialize(t, c)
-	// 2 >> launch, << initialized, << launch
-	c.LaunchRequest(map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db, "coverage": true})
-	daptest.Expect[*dap.InitializedEvent](t, c)
-	daptest.Expect[*dap.LaunchResponse](t, c)
-	// 3 >> configurationDone, << configurationDone, << progress..., << exited 0, << terminated
-	c.ConfigurationDoneRequest()
-	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
-	if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
-		t.Fatalf("exit code %d", e.Body.ExitCode)
-	}
-	daptest.Expect[*dap.TerminatedEvent](t, c)
+	checkClean(t, c, map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db, "coverage": true})
 	out := c.Output()
 	for _, want := range []string{"coverage of the user's code: 95.9% of statements (47 of 49)", "twophase/twophase.go", "rm0.RMPrepare", "branching: 2.64"} {
 		if !strings.Contains(out, want) {

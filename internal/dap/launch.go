@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/broker"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
@@ -26,6 +27,17 @@ type prepared struct {
 	pkg   *service.Package
 	check *service.Check // the check to run: model, parameters, settings, bookmark
 	tr    *trace         // open this stored trace
+	meet  *broker.Run    // a partitioned check: where its partitions meet
+}
+
+// discard lets go of what a launch prepared and the session will not use.
+func (p *prepared) discard(s *Session) {
+	if p.db != nil && p.db != s.db {
+		p.db.Close()
+	}
+	if p.meet != nil {
+		p.meet.End()
+	}
 }
 
 func (s *Session) onLaunch(req *dap.LaunchRequest) {
@@ -50,8 +62,8 @@ func (s *Session) relaunch(req *dap.Request, c *launchConfig) {
 	ctx := s.startOp(context.Background(), "", req.Seq)
 	go func() {
 		p, err := s.prepare(ctx, c)
-		if !s.post(func() { s.launched(req, c, p, err) }) && p != nil && p.db != nil {
-			p.db.Close() // the session ended meanwhile
+		if !s.post(func() { s.launched(req, c, p, err) }) && p != nil {
+			p.discard(s) // the session ended meanwhile
 		}
 	}()
 }
@@ -59,8 +71,8 @@ func (s *Session) relaunch(req *dap.Request, c *launchConfig) {
 func (s *Session) launched(req *dap.Request, c *launchConfig, p *prepared, err error) {
 	s.endOp()
 	if err != nil {
-		if p != nil && p.db != nil && p.db != s.db {
-			p.db.Close()
+		if p != nil {
+			p.discard(s)
 		}
 		if req.Command == "launch" {
 			s.launch = nil
@@ -149,6 +161,9 @@ func (s *Session) prepare(ctx context.Context, c *launchConfig) (p *prepared, er
 	// prefix: their errors belong to the launch request.
 	if err := p.build.Try(ctx, p.check, s.modelOutput); err != nil {
 		return p, fmt.Errorf("launch: model %s: %w", p.check.Model, err)
+	}
+	if c.Partitions > 0 {
+		return p, preparePartitions(ctx, c, p)
 	}
 	return p, nil
 }

@@ -42,6 +42,12 @@ func TestLaunchErrors(t *testing.T) {
 		{map[string]any{"trace": "99", "db": db}, `launch: "trace": store: trace 99: not found`},
 		{map[string]any{"program": dir, "db": db, "bookmark": "nope"}, `launch: "bookmark": store: bookmark "nope": not found; the bookmarks are: (none)`},
 		{map[string]any{"program": filepath.Join(dir, "missing"), "db": db}, `launch: "program"`},
+		{map[string]any{"program": dir, "partitions": -1}, `launch: "partitions" must be a whole number from 0 to 1024, not -1`},
+		{map[string]any{"program": dir, "partitions": "two"}, `launch: "partitions" must be a whole number from 0 to 1024, not "two"`},
+		{map[string]any{"program": dir, "partitions": 2, "search": "dfs", "goal": "g"}, `launch: "partitions" runs a breadth-first search without "search": "dfs", "goal": drop them, or drop "partitions"`},
+		{map[string]any{"program": dir, "partitions": 2, "nats": 4222}, `launch: "nats" must be a string, not 4222`},
+		{map[string]any{"program": dir, "partitions": 2, "nats": "nats://me:s3cret@nats:4222"}, `launch: "nats" must be a URL without credentials, e.g. "nats://nats.example:4222": give them in cmcdap's environment (CMC_NATS_TOKEN, or CMC_NATS_USER and CMC_NATS_PASSWORD, or CMC_NATS_CREDS)`},
+		{map[string]any{"program": dir, "nats": "nats://nats:4222"}, `launch: "nats" is where the partitions of a partitioned check meet: add "partitions", or drop "nats"`},
 	} {
 		s := start(t, Config{})
 		initialize(t, s)
@@ -237,17 +243,7 @@ func TestCheckWithoutViolation(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "traces.db")
 	c := start(t, Config{})
 	initialize(t, c)
-	// 2 >> launch, << initialized, << launch
-	c.LaunchRequest(map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db})
-	daptest.Expect[*dap.InitializedEvent](t, c)
-	daptest.Expect[*dap.LaunchResponse](t, c)
-	// 3 >> configurationDone, << configurationDone, << progress..., << exited 0, << terminated
-	c.ConfigurationDoneRequest()
-	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
-	if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
-		t.Fatalf("exit code %d", e.Body.ExitCode)
-	}
-	daptest.Expect[*dap.TerminatedEvent](t, c)
+	checkClean(t, c, map[string]any{"program": "../../examples/twophase", "params": map[string]any{"RM": 3}, "db": db})
 	end := daptest.Expect[*dap.ProgressEndEvent](t, c)
 	out := c.Output()
 	for _, want := range []string{"checked TwoPhase (RM=3) in github.com/cmc-go/cmc/examples/twophase (bfs)\n288 states", "complete", "no violation"} {

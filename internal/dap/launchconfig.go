@@ -31,6 +31,8 @@ type launchConfig struct {
 	SelfCheck     int64   // transitions to self-check: 0 none, -1 every one
 	Coverage      bool    // measure the coverage of the user's code (a worker built with -cover)
 	CoverPackages string  // more packages to measure, comma-separated
+	Partitions    int     // a partitioned breadth-first search in this many worker processes; 0: one process
+	NATS          string  // where the partitions meet; default $CMC_NATS_URL, else a server started on loopback
 	DB            string  // trace database; default <module root or cwd>/.cmc/traces.db
 	StopOnEntry   bool
 	Trace         int64  // open this stored trace instead of checking
@@ -114,6 +116,11 @@ var LaunchAttrs = []LaunchAttr{
 		Doc: "Measure the line coverage of the package's code during the check (a worker built with `go build -cover`; slower, see docs/search.md): the debug console prints it by file and handler, it is stored with the run, and **CMC: Show Coverage** shows it in the editor (`-cover` on the command line)."},
 	{Name: "coverPackages", Kind: KindString,
 		Doc: "With `coverage`, more packages to measure besides the package's own module: comma-separated import paths or patterns, as `go build -coverpkg` takes them, e.g. the protocol library a model checks (`go.etcd.io/raft/v3`; `-coverpkg` on the command line)."},
+	{Name: "partitions", Kind: KindCount, Min: 0, Max: 1024, EditorDefault: int64(2), DefaultDoc: "0 (one process)",
+		Doc: "Check in this many worker processes, each owning the states whose fingerprints fall in its partition, which exchange states over NATS (`-partitions` on the command line; docs/cluster.md): a breadth-first search with the one-process check's counts, whose progress shows each partition's share. 0: one process. Not with another `search`, `goal`, `bookmark` or `coverage`."},
+	{Name: "nats", Kind: KindString,
+		DefaultDoc: "`$CMC_NATS_URL`, else a NATS server cmcdap starts on loopback for the run, with a random token",
+		Doc:        "With `partitions`, the NATS server the partitions meet at, as `nats://HOST:PORT` (`-nats` on the command line). Its credentials come only from cmcdap's environment (`CMC_NATS_TOKEN`, `CMC_NATS_USER` and `CMC_NATS_PASSWORD`, or `CMC_NATS_CREDS`), never from launch.json: the URL must not hold a password."},
 	{Name: "stepInto", Kind: KindEnum, Default: "code", Enum: []string{"code", "choices"},
 		EnumDocs: []string{"Run the step's handler under Delve, the Go debugger, and stop at its first line: the real call stack, locals, line stepping and breakpoints in the protocol code.", "Stop at each `Choose` call of the step, without running code."},
 		Doc:      "What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why."},
@@ -178,6 +185,8 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 	c.SelfCheck = p.count("selfCheck")
 	p.boolean("coverage", &c.Coverage)
 	p.str("coverPackages", &c.CoverPackages)
+	c.Partitions = int(p.count("partitions"))
+	p.str("nats", &c.NATS)
 	p.str("db", &c.DB)
 	p.boolean("stopOnEntry", &c.StopOnEntry)
 	p.boolean("noDebug", &c.NoDebug)
@@ -194,6 +203,9 @@ func parseLaunch(raw json.RawMessage, dir string) (*launchConfig, []string, erro
 		return nil, nil, fmt.Errorf(`launch: give "trace" (open a stored trace) or "bookmark" (check from a bookmarked state), not both`)
 	case c.Trace == 0 && c.Program == "":
 		return nil, nil, fmt.Errorf(`launch: "program" is missing: give the package directory with the models, e.g. "${workspaceFolder}/examples/aodv", or "trace" to open a stored trace`)
+	}
+	if err := c.partitionable(); err != nil {
+		return nil, nil, err
 	}
 	if c.Cwd == "" {
 		c.Cwd = dir

@@ -2,7 +2,6 @@ package dap
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/cmc-go/cmc/tracefmt"
 
@@ -11,8 +10,10 @@ import (
 )
 
 // A check reports progress with DAP progress events (VS Code shows them as a cancellable
-// notification): states, states per second and depth, about once a second as the worker sends
-// them. Clients that do not show progress get only the summary at the end.
+// notification), in the words of cmcdap check's progress line (tracefmt.Progress): states,
+// states per second, depth and frontier, and a partitioned check's share of each partition,
+// about once a second as the worker sends them. Clients that do not show progress get only the
+// summary at the end.
 
 func (s *Session) progressStart(run *checkRun) {
 	if !run.progress {
@@ -30,11 +31,23 @@ func (s *Session) progressUpdate(run *checkRun, p engine.Progress) {
 	if !run.progress {
 		return
 	}
-	secs := max(time.Since(run.start).Seconds(), 1e-3)
 	e := &dap.ProgressUpdateEvent{Event: event("progressUpdate")}
-	e.Body = dap.ProgressUpdateEventBody{ProgressId: run.progressID,
-		Message: fmt.Sprintf("%s states · %s states/s · depth %d%s", tracefmt.Thousands(p.States), tracefmt.Thousands(int64(float64(p.States)/secs)), p.Depth, tracefmt.Guidance(p))}
+	e.Body = dap.ProgressUpdateEventBody{ProgressId: run.progressID, Message: tracefmt.Progress(p, s.cfg.now().Sub(run.start))}
 	s.send(e)
+}
+
+// progressFinal reports a partitioned check's final figures before its end: the worker reports
+// at most once a second, so the last levels, and every level of a check shorter than that,
+// would not show how the partitions shared the states.
+func (s *Session) progressFinal(run *checkRun, res *engine.Result) {
+	if len(res.Partitions) == 0 {
+		return
+	}
+	owned := make([]int64, len(res.Partitions))
+	for i, f := range res.Partitions {
+		owned[i] = f.States
+	}
+	s.progressUpdate(run, engine.Progress{States: res.States, Transitions: res.Transitions, Depth: res.Depth, Partitions: owned})
 }
 
 func (s *Session) progressEnd(run *checkRun, msg string) {

@@ -45,6 +45,23 @@ func initialize(t testing.TB, c *daptest.Client) *dap.InitializeResponse {
 	return daptest.Expect[*dap.InitializeResponse](t, c)
 }
 
+// checkClean launches a check that finds no violation and reads the session to its end:
+//
+//	2 >> launch, << initialized, << launch
+//	3 >> configurationDone, << configurationDone, << progress..., << exited 0, << terminated
+func checkClean(t testing.TB, c *daptest.Client, args map[string]any) {
+	t.Helper()
+	c.LaunchRequest(args)
+	daptest.Expect[*dap.InitializedEvent](t, c)
+	daptest.Expect[*dap.LaunchResponse](t, c)
+	c.ConfigurationDoneRequest()
+	daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
+	if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
+		t.Fatalf("exit code %d; output %q", e.Body.ExitCode, c.Output())
+	}
+	daptest.Expect[*dap.TerminatedEvent](t, c)
+}
+
 // lineOf returns the line of file that contains text.
 func lineOf(t testing.TB, file, text string) int {
 	t.Helper()

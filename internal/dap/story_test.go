@@ -271,15 +271,7 @@ func TestStory(t *testing.T) {
 		// "Fixed": a bound no path reaches. The check from the bookmark ends without a violation.
 		c := start(t, Config{})
 		initialize(t, c)
-		c.LaunchRequest(map[string]any{"program": relayDir(t), "bookmark": "b-has-route", "db": db, "params": map[string]any{"hops": 10}})
-		daptest.Expect[*dap.InitializedEvent](t, c)
-		daptest.Expect[*dap.LaunchResponse](t, c)
-		c.ConfigurationDoneRequest()
-		daptest.Expect[*dap.ConfigurationDoneResponse](t, c)
-		if e := daptest.Expect[*dap.ExitedEvent](t, c); e.Body.ExitCode != 0 {
-			t.Fatalf("exit code %d", e.Body.ExitCode)
-		}
-		daptest.Expect[*dap.TerminatedEvent](t, c)
+		checkClean(t, c, map[string]any{"program": relayDir(t), "bookmark": "b-has-route", "db": db, "params": map[string]any{"hops": 10}})
 		if out := c.Output(); !strings.Contains(out, "no violation") {
 			t.Fatalf("output: %s", out)
 		}

@@ -29,6 +29,10 @@ export interface LaunchAttrs {
   coverage?: boolean;
   /** With `coverage`, more packages to measure besides the package's own module: comma-separated import paths or patterns, as `go build -coverpkg` takes them, e.g. the protocol library a model checks (`go.etcd.io/raft/v3`; `-coverpkg` on the command line). */
   coverPackages?: string;
+  /** Check in this many worker processes, each owning the states whose fingerprints fall in its partition, which exchange states over NATS (`-partitions` on the command line; docs/cluster.md): a breadth-first search with the one-process check's counts, whose progress shows each partition's share. 0: one process. Not with another `search`, `goal`, `bookmark` or `coverage`. */
+  partitions?: number;
+  /** With `partitions`, the NATS server the partitions meet at, as `nats://HOST:PORT` (`-nats` on the command line). Its credentials come only from cmcdap's environment (`CMC_NATS_TOKEN`, `CMC_NATS_USER` and `CMC_NATS_PASSWORD`, or `CMC_NATS_CREDS`), never from launch.json: the URL must not hold a password. */
+  nats?: string;
   /** What Step Into does at a step of the trace. `code` needs Delve (`go install github.com/go-delve/delve/cmd/dlv@latest`) and `program`; without them it does what `choices` does, and says why. */
   stepInto?: 'code' | 'choices';
   /** The path of Delve's `dlv`, for `stepInto` `code`. */
