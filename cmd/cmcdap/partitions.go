@@ -12,7 +12,7 @@ import (
 
 	"github.com/cmc-go/cmc/cluster"
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/broker"
+	"github.com/cmc-go/cmc/internal/natsrun"
 	"github.com/cmc-go/cmc/internal/service"
 )
 
@@ -52,7 +52,7 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 	}}
 	if p.only == nil {
 		// Every partition here: where they meet, the NATS given or one started for the run.
-		r, err := broker.StartRun(cluster.Config(cl.NATS), p.run)
+		r, err := natsrun.StartRun(cluster.Config(cl.NATS), p.run)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/broker"
+	"github.com/cmc-go/cmc/internal/natsrun"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/tracefmt"
 	"github.com/google/go-dap"
@@ -25,7 +25,7 @@ type checkRun struct {
 	start      time.Time
 	check      *service.Check
 	build      *service.Program
-	meet       *broker.Run // a partitioned check's: where its partitions meet
+	meet       *natsrun.Run // a partitioned check's: where its partitions meet
 	noDebug    bool
 	onEntry    bool
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/broker"
+	"github.com/cmc-go/cmc/internal/natsrun"
 	"github.com/cmc-go/cmc/internal/service"
 	"github.com/cmc-go/cmc/store"
 	"github.com/google/go-dap"
@@ -27,7 +27,7 @@ type prepared struct {
 	pkg   *service.Package
 	check *service.Check // the check to run: model, parameters, settings, bookmark
 	tr    *trace         // open this stored trace
-	meet  *broker.Run    // a partitioned check: where its partitions meet
+	meet  *natsrun.Run   // a partitioned check: where its partitions meet
 }
 
 // discard lets go of what a launch prepared and the session will not use.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cmc-go/cmc/cluster"
 	"github.com/cmc-go/cmc/engine"
-	"github.com/cmc-go/cmc/internal/broker"
+	"github.com/cmc-go/cmc/internal/natsrun"
 	"github.com/cmc-go/cmc/internal/service"
 )
 
@@ -50,7 +50,7 @@ func preparePartitions(ctx context.Context, c *launchConfig, p *prepared) error 
 	if err := p.build.BuildCluster(ctx); err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
-	r, err := broker.StartRun(cluster.Config{URL: c.NATS}.FromEnv(), "")
+	r, err := natsrun.StartRun(cluster.Config{URL: c.NATS}.FromEnv(), "")
 	if err != nil {
 		return fmt.Errorf(`launch: "nats": %w`, err)
 	}

@@ -1,4 +1,8 @@
-package broker
+// Package natsrun is where the partitions of one partitioned check on this machine meet:
+// cmcdap check -partitions and a DAP launch with "partitions" both start a Run, so they reach
+// NATS alike. It is apart from internal/broker, which starts the server, because the cluster
+// package's tests start a server too and this package needs cluster's Config.
+package natsrun
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/cmc-go/cmc/cluster"
+	"github.com/cmc-go/cmc/internal/broker"
 	"github.com/nats-io/nats.go"
 )
 
@@ -20,8 +25,8 @@ type Run struct {
 	// Dir is the run's directory, removed by End: the partitions' checkpoints
 	// (Dir/checkpoints) and the stream of a server started for the run.
 	Dir    string
-	broker *Broker    // the server started for the run, if cfg had no URL
-	nc     *nats.Conn // the user's server, to delete the run's stream from at the end
+	broker *broker.Broker // the server started for the run, if cfg had no URL
+	nc     *nats.Conn     // the user's server, to delete the run's stream from at the end
 }
 
 // StartRun makes a run with the id given, or a new one. With no cfg.URL it starts a NATS
@@ -39,7 +44,7 @@ func StartRun(cfg cluster.Config, id string) (*Run, error) {
 	}
 	r := &Run{ID: id, NATS: cfg, Dir: dir}
 	if cfg.URL == "" {
-		if r.broker, err = Start(filepath.Join(dir, "nats")); err != nil {
+		if r.broker, err = broker.Start(filepath.Join(dir, "nats")); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
