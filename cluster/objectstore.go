@@ -44,8 +44,8 @@ const checkpointObject = "checkpoint"
 // buckets and the run's stream.
 const DefaultCheckpointMax = 1 << 30
 
-// checkpointBucket names partition k's bucket of run.
-func checkpointBucket(run string, k int) string { return fmt.Sprintf("CMC_%s_p%d", run, k) }
+// CheckpointBucket names partition k's bucket of run.
+func CheckpointBucket(run string, k int) string { return fmt.Sprintf("CMC_%s_p%d", run, k) }
 
 // openObjectCheckpoints opens partition k's bucket of run, making it if it is not there, for
 // checkpoints of up to max bytes. The bucket's limit is twice that and a little (a put holds
@@ -59,7 +59,7 @@ func openObjectCheckpoints(ctx context.Context, nc *nats.Conn, run string, k int
 	if err != nil {
 		return nil, err
 	}
-	c := &objectCheckpoints{js: js, bucket: checkpointBucket(run, k), max: max}
+	c := &objectCheckpoints{js: js, bucket: CheckpointBucket(run, k), max: max}
 	cfg := jetstream.ObjectStoreConfig{Bucket: c.bucket, Storage: jetstream.FileStorage, MaxBytes: 2*max + 1<<20,
 		Description: fmt.Sprintf("cmc run %s: partition %d's checkpoint", run, k)}
 	// Each partition makes only its own bucket, so there is no race to make it; one found there
@@ -210,8 +210,8 @@ func DeleteCheckpoints(ctx context.Context, nc *nats.Conn, run string, n int) er
 	}
 	var errs []error
 	for k := range n {
-		if err := js.DeleteObjectStore(ctx, checkpointBucket(run, k)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
-			errs = append(errs, fmt.Errorf("delete the checkpoint bucket %s: %w", checkpointBucket(run, k), err))
+		if err := js.DeleteObjectStore(ctx, CheckpointBucket(run, k)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+			errs = append(errs, fmt.Errorf("delete the checkpoint bucket %s: %w", CheckpointBucket(run, k), err))
 		}
 	}
 	return errors.Join(errs...)

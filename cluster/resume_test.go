@@ -109,7 +109,10 @@ func TestCheckpointOfAnotherFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Save(func(w io.Writer) error { _, err := io.WriteString(w, "cmc-partition-checkpoint-0 and more"); return err }); err != nil {
+	if err := c.Save(func(w io.Writer) error {
+		_, err := io.WriteString(w, "cmc-partition-checkpoint-0 and more")
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	x, err := NewExchange(ctx, connect(t, b), "other", 0, 1)

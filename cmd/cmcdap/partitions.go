@@ -32,7 +32,8 @@ func init() {
 type partitionFlags struct {
 	nats        cluster.Config
 	run         string
-	checkpoints string // the directory of the partitions' checkpoints
+	checkpoints string // the directory of the partitions' checkpoints, or "nats"
+	checkMax    int64  // -checkpoint-max: a checkpoint's bound in the object store
 	only        *int   // worker: the one partition this process runs
 }
 
@@ -45,8 +46,13 @@ func (p *partitionFlags) addNATSFlags(fs *flag.FlagSet) {
 	fs.StringVar(&p.nats.Password, "nats-password", "", "NATS password (default: $"+cluster.EnvPassword+")")
 	fs.StringVar(&p.nats.Creds, "nats-creds", "", "NATS credentials `file` (default: $"+cluster.EnvCreds+")")
 	fs.StringVar(&p.run, "run", "", "the run's `id`, the same for every partition (check: a new one)")
-	fs.StringVar(&p.checkpoints, "checkpoint", "", "keep each partition's checkpoint in `DIR`, so one started again goes on from its last level (check: a directory of the run's, removed after)")
+	fs.StringVar(&p.checkpoints, "checkpoint", "", "keep each partition's checkpoint in `DIR`, or in an object store of the run on NATS with \"nats\", so one started again goes on from its last level (check: a directory of the run's, removed after; worker: nats)")
+	fs.Var(&memoryFlag{&p.checkMax}, "checkpoint-max", "with -checkpoint nats, the largest checkpoint a partition may store, `SIZE` such as 2GiB (its bucket's limit is twice that; default "+service.Bytes(cluster.DefaultCheckpointMax)+")")
 }
+
+// checkpointsInNATS is the value of -checkpoint that keeps the checkpoints in NATS (a directory
+// of that name is ./nats).
+const checkpointsInNATS = "nats"
 
 // checkPartitioned runs c partitioned, starting NATS on loopback when none is given.
 func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Check, p *partitionFlags, progress func(engine.Progress), stderr io.Writer) (*engine.Result, error) {
@@ -57,7 +63,14 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 		rand.Read(b)
 		run = "r" + hex.EncodeToString(b)
 	}
-	checkpoints := p.checkpoints
+	checkpoints, inNATS := p.checkpoints, p.checkpoints == checkpointsInNATS
+	if p.only != nil && checkpoints == "" {
+		// A cluster's worker: a directory of the pod's dies with it, NATS's store does not.
+		inNATS = true
+	}
+	if inNATS {
+		checkpoints = ""
+	}
 	var runDir string
 	if p.only == nil {
 		// The run's directory: the partitions' checkpoints and the embedded server's stream.
@@ -67,7 +80,7 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 		}
 		defer os.RemoveAll(dir)
 		runDir = dir
-		if checkpoints == "" {
+		if checkpoints == "" && !inNATS {
 			checkpoints = filepath.Join(dir, "checkpoints")
 		}
 	}
@@ -86,12 +99,16 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 		}
 		defer func() {
 			cluster.DeleteRun(context.Background(), nc, run)
+			if inNATS { // partition 0 removes them after a run that ends; these end here anyway
+				cluster.DeleteCheckpoints(context.Background(), nc, run, c.Settings.Partitions)
+			}
 			nc.Close()
 		}()
 	}
-	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, CheckpointDir: checkpoints, Restarted: func(k int, why string) {
-		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
-	}}
+	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, CheckpointDir: checkpoints,
+		CheckpointNATS: inNATS, CheckpointMax: p.checkMax, Restarted: func(k int, why string) {
+			fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
+		}}
 	return prog.CheckPartitioned(ctx, c, cl, progress, service.Prefixed(stderr))
 }
 
