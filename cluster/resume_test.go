@@ -125,3 +125,66 @@ func TestCheckpointOfAnotherFormat(t *testing.T) {
 		t.Errorf("a checkpoint of another format: %v", err)
 	}
 }
+
+// TestFailedRunStartsAgain: a run whose partitions all stopped (partition 1 died in the middle of
+// a level, and partition 0 was stopped waiting for it) keeps its checkpoints and stream, and both
+// partitions started again with the run's id go on from their checkpoints to the single-process
+// search's figures.
+func TestFailedRunStartsAgain(t *testing.T) {
+	b := startBroker(t)
+	want, err := engine.Check(context.Background(), twophase.New(5), engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const run, die = "failed", 6
+	life := func(ctx context.Context, k int, dies bool, resumed *int) (*engine.Result, error) {
+		nc := connect(t, b)
+		x, err := NewExchange(ctx, nc, run, k, 2)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Close()
+		c, err := openObjectCheckpoints(ctx, nc, run, k, 0)
+		if err != nil {
+			return nil, err
+		}
+		var ex engine.Exchange = x
+		if dies {
+			ex = dying{x, die}
+		}
+		return engine.CheckPartition(ctx, twophase.New(5), engine.Options{}, engine.Partition{Index: k, Count: 2, Exchange: ex, InProcess: true, Checkpoints: c,
+			Resumed: func(level int) { *resumed = level }})
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var err0 error
+	resumed := []int{-1, -1}
+	wg.Go(func() { _, err0 = life(ctx, 0, false, &resumed[0]) })
+	if _, err := life(context.Background(), 1, true, &resumed[1]); !errors.Is(err, errDied) {
+		t.Fatalf("partition 1's first life ended with %v", err)
+	}
+	stop() // the run has failed: partition 0 gives up waiting
+	wg.Wait()
+	if !errors.Is(err0, context.Canceled) {
+		t.Fatalf("partition 0's first life ended with %v", err0)
+	}
+
+	results := make([]*engine.Result, 2)
+	errs := make([]error, 2)
+	for k := range 2 {
+		wg.Go(func() { results[k], errs[k] = life(context.Background(), k, false, &resumed[k]) })
+	}
+	wg.Wait()
+	for k := range 2 {
+		if errs[k] != nil {
+			t.Fatalf("partition %d started again: %v", k, errs[k])
+		}
+		if resumed[k] != die {
+			t.Errorf("partition %d resumed from level %d, want %d", k, resumed[k], die)
+		}
+		if got := results[k]; got.States != want.States || got.Transitions != want.Transitions || got.Depth != want.Depth || !got.Complete {
+			t.Errorf("partition %d: %d states, %d transitions, depth %d, complete %v; one process: %d, %d, %d",
+				k, got.States, got.Transitions, got.Depth, got.Complete, want.States, want.Transitions, want.Depth)
+		}
+	}
+}
