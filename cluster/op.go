@@ -49,18 +49,32 @@ func partition(req *worker.Request, progress func(engine.Progress)) ([]byte, err
 	opts := req.Check.Options()
 	opts.Progress = progress
 	part := engine.Partition{Index: a.Partition, Count: a.Partitions, Exchange: ex}
-	if a.CheckpointDir != "" {
+	switch {
+	case a.CheckpointNATS:
+		c, err := openObjectCheckpoints(ctx, nc, a.Run, a.Partition, a.CheckpointMax)
+		if err != nil {
+			return nil, err
+		}
+		part.Checkpoints = c
+	case a.CheckpointDir != "":
 		if err := os.MkdirAll(a.CheckpointDir, 0o700); err != nil {
 			return nil, fmt.Errorf("make the checkpoint directory: %w", err)
 		}
 		part.Checkpoints = fileCheckpoints{checkpointFile(a.CheckpointDir, a.Run, a.Partition)}
-		part.Resumed = func(level int) {
-			fmt.Fprintf(os.Stderr, "cmc partition %d of run %s: resumed from its checkpoint at level %d\n", a.Partition, a.Run, level)
-		}
+	}
+	part.Resumed = func(level int) {
+		fmt.Fprintf(os.Stderr, "cmc partition %d of run %s: resumed from its checkpoint at level %d\n", a.Partition, a.Run, level)
 	}
 	res, err := engine.CheckPartition(ctx, m, opts, part)
 	if err != nil {
-		return nil, err
+		return nil, err // the checkpoints stay: the run can be started again with its id
+	}
+	if a.CheckpointNATS && a.Partition == 0 {
+		// Every partition's last report is in, and a partition saves its checkpoint before it
+		// reports a level: no partition writes its bucket again.
+		if err := DeleteCheckpoints(ctx, nc, a.Run, a.Partitions); err != nil {
+			fmt.Fprintf(os.Stderr, "cmc partition 0 of run %s: %v\n", a.Run, err)
+		}
 	}
 	for _, t := range res.Violations {
 		t.Params = req.Params

@@ -64,6 +64,12 @@ type PartitionArgs struct {
 	// CheckpointDir, when set, is where the partition keeps its checkpoint, written at every
 	// level; started again, it goes on from there (engine/checkpoint.go).
 	CheckpointDir string `json:"checkpoint_dir,omitempty"`
+	// CheckpointNATS keeps the checkpoint in a JetStream object store of the run instead (bucket
+	// CMC_<run>_p<K>), so a partition started again on another machine goes on from it; partition
+	// 0 removes the buckets when the run is over. CheckpointMax bounds it in bytes (0: the
+	// default, cluster.DefaultCheckpointMax).
+	CheckpointNATS bool  `json:"checkpoint_nats,omitempty"`
+	CheckpointMax  int64 `json:"checkpoint_max,omitempty"`
 	// KillAtLevel, for the test of resuming after kill -9 only: in its first life, the worker
 	// kills itself with SIGKILL after sending its first batch of this level (0: never).
 	KillAtLevel int `json:"kill_at_level,omitempty"`

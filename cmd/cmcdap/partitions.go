@@ -29,7 +29,8 @@ func init() {
 type partitionFlags struct {
 	nats        cluster.Config
 	run         string
-	checkpoints string // the directory of the partitions' checkpoints
+	checkpoints string // the directory of the partitions' checkpoints, or "nats"
+	checkMax    int64  // -checkpoint-max: a checkpoint's bound in the object store
 	only        *int   // worker: the one partition this process runs
 }
 
@@ -42,23 +43,40 @@ func (p *partitionFlags) addNATSFlags(fs *flag.FlagSet) {
 	fs.StringVar(&p.nats.Password, "nats-password", "", "NATS password (default: $"+cluster.EnvPassword+")")
 	fs.StringVar(&p.nats.Creds, "nats-creds", "", "NATS credentials `file` (default: $"+cluster.EnvCreds+")")
 	fs.StringVar(&p.run, "run", "", "the run's `id`, the same for every partition (check: a new one)")
-	fs.StringVar(&p.checkpoints, "checkpoint", "", "keep each partition's checkpoint in `DIR`, so one started again goes on from its last level (check: a directory of the run's, removed after)")
+	fs.StringVar(&p.checkpoints, "checkpoint", "", "keep each partition's checkpoint in `DIR`, or in an object store of the run on NATS with \"nats\", so one started again goes on from its last level (check: a directory of the run's, removed after; worker: nats)")
+	fs.Var(&memoryFlag{&p.checkMax}, "checkpoint-max", "with -checkpoint nats, the largest checkpoint a partition may store, `SIZE` such as 2GiB (its bucket's limit is twice that; default "+service.Bytes(cluster.DefaultCheckpointMax)+")")
 }
+
+// checkpointsInNATS is the value of -checkpoint that keeps the checkpoints in NATS (a directory
+// of that name is ./nats).
+const checkpointsInNATS = "nats"
 
 // checkPartitioned runs c partitioned, starting NATS on loopback when none is given.
 func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Check, p *partitionFlags, progress func(engine.Progress), stderr io.Writer) (*engine.Result, error) {
-	cl := service.Cluster{NATS: service.NATS(p.nats.FromEnv()), Run: p.run, Only: p.only, CheckpointDir: p.checkpoints, Restarted: func(k int, why string) {
-		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
-	}}
+	checkpoints, inNATS := p.checkpoints, p.checkpoints == checkpointsInNATS
+	if p.only != nil && checkpoints == "" {
+		// A cluster's worker: a directory of the pod's dies with it, NATS's store does not.
+		inNATS = true
+	}
+	if inNATS {
+		checkpoints = ""
+	}
+	cl := service.Cluster{NATS: service.NATS(p.nats.FromEnv()), Run: p.run, Only: p.only, CheckpointDir: checkpoints,
+		CheckpointNATS: inNATS, CheckpointMax: p.checkMax, Restarted: func(k int, why string) {
+			fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
+		}}
 	if p.only == nil {
 		// Every partition here: where they meet, the NATS given or one started for the run.
 		r, err := natsrun.StartRun(cluster.Config(cl.NATS), p.run)
 		if err != nil {
 			return nil, err
 		}
+		if inNATS {
+			r.Buckets = c.Settings.Partitions
+		}
 		defer r.End()
 		cl.NATS, cl.Run = service.NATS(r.NATS), r.ID
-		if cl.CheckpointDir == "" {
+		if cl.CheckpointDir == "" && !inNATS {
 			cl.CheckpointDir = r.Checkpoints()
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -326,6 +327,39 @@ func TestTheCheckIsOnePartitionAPod(t *testing.T) {
 		if e := env(c, name); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
 			t.Errorf("%s must come from cmc-secrets", name)
 		}
+	}
+}
+
+// TestCheckpointsFitTheNATSVolume: the partitions keep their checkpoints in NATS (a pod's own
+// disk dies with the pod, so a partition started again in a new pod would start from level 0),
+// and their buckets, each limited to twice -checkpoint-max, fit in NATS's volume with at least a
+// fifth of it left for the run's stream.
+func TestCheckpointsFitTheNATSVolume(t *testing.T) {
+	objs := load(t)
+	_, c := theCheck(t, objs)
+	if got := flagValue(c.Args, "checkpoint"); got != "nats" {
+		t.Fatalf("-checkpoint is %q: want nats, so a partition's new pod finds its checkpoint", got)
+	}
+	max, err := resource.ParseQuantity(strings.TrimSuffix(flagValue(c.Args, "checkpoint-max"), "B"))
+	if err != nil {
+		t.Fatalf("-checkpoint-max %q: %v", flagValue(c.Args, "checkpoint-max"), err)
+	}
+	var volume *resource.Quantity
+	for _, o := range objs {
+		if s, ok := o.value.(*appsv1.StatefulSet); ok && o.meta.Name == "nats" {
+			for _, v := range s.Spec.VolumeClaimTemplates {
+				q := v.Spec.Resources.Requests[corev1.ResourceStorage]
+				volume = &q
+			}
+		}
+	}
+	if volume == nil {
+		t.Fatal("no volume for NATS's store")
+	}
+	job, _ := theCheck(t, objs)
+	buckets := int64(*job.Spec.Completions) * (2*max.Value() + 1<<20)
+	if buckets > volume.Value()*4/5 {
+		t.Errorf("%d partitions' checkpoint buckets take %d bytes of NATS's %s volume: lower -checkpoint-max or enlarge the volume", *job.Spec.Completions, buckets, volume)
 	}
 }
 

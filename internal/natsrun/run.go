@@ -24,9 +24,12 @@ type Run struct {
 	NATS cluster.Config // what the partitions connect with
 	// Dir is the run's directory, removed by End: the partitions' checkpoints
 	// (Dir/checkpoints) and the stream of a server started for the run.
-	Dir    string
-	broker *broker.Broker // the server started for the run, if cfg had no URL
-	nc     *nats.Conn     // the user's server, to delete the run's stream from at the end
+	Dir string
+	// Buckets, when set, is how many partitions keep their checkpoints in the NATS object
+	// store: End deletes their buckets from a user's server (an embedded one's die with Dir).
+	Buckets int
+	broker  *broker.Broker // the server started for the run, if cfg had no URL
+	nc      *nats.Conn     // the user's server, to delete the run's stream from at the end
 }
 
 // StartRun makes a run with the id given, or a new one. With no cfg.URL it starts a NATS
@@ -69,6 +72,9 @@ func (r *Run) End() {
 	}
 	if r.nc != nil {
 		cluster.DeleteRun(context.Background(), r.nc, r.ID)
+		if r.Buckets > 0 { // partition 0 removes them after a run that ends; these end here anyway
+			cluster.DeleteCheckpoints(context.Background(), r.nc, r.ID, r.Buckets)
+		}
 		r.nc.Close()
 	}
 	os.RemoveAll(r.Dir)

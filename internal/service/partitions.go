@@ -25,6 +25,10 @@ type Cluster struct {
 	// CheckpointDir, when set, is where each partition keeps its checkpoint (a directory of the
 	// run's that outlives a partition's worker).
 	CheckpointDir string
+	// CheckpointNATS keeps each partition's checkpoint in the run's object store on NATS instead,
+	// for partitions started again on other machines; CheckpointMax bounds one (0: the default).
+	CheckpointNATS bool
+	CheckpointMax  int64
 	// Restarted hears of a partition's worker that died and was started again.
 	Restarted func(partition int, why string)
 }
@@ -41,7 +45,8 @@ func (p *Program) CheckPartitioned(ctx context.Context, c *Check, cl Cluster, pr
 		return nil, err
 	}
 	req := &worker.Request{Model: c.Model, Params: c.Params, Check: c.Settings.options(c.From)}
-	args := worker.PartitionArgs{NATS: cl.NATS, Run: cl.Run, Partitions: n, CheckpointDir: cl.CheckpointDir}
+	args := worker.PartitionArgs{NATS: cl.NATS, Run: cl.Run, Partitions: n, CheckpointDir: cl.CheckpointDir,
+		CheckpointNATS: cl.CheckpointNATS, CheckpointMax: cl.CheckpointMax}
 	if cl.Only != nil {
 		args.Partition = *cl.Only
 		return coord.RunPartition(ctx, p.clusterBin, req, args, progress, out, cl.Restarted)
