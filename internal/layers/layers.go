@@ -31,7 +31,7 @@ var Layers = []Layer{
 	{"store", []string{"store", "store/pgtest"}},
 	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
-	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "internal/broker", "webview"}},
+	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "internal/broker", "internal/natsrun", "webview"}},
 	{"models and test programs", []string{"examples/...", "test/..."}},
 	{"checks", []string{"internal/layers"}},
 }
@@ -71,7 +71,7 @@ var Rules = []Rule{
 	},
 	{
 		From: []string{"cluster"},
-		Not: []string{"store", "internal/coord", "internal/broker", "internal/dap/...", "internal/views", "cmd/...",
+		Not: []string{"store", "internal/coord", "internal/broker", "internal/natsrun", "internal/dap/...", "internal/views", "cmd/...",
 			"std:database/sql"},
 		Why: "cluster is linked into a partition's worker binary: it talks NATS (the client only, which brings net/http for websockets; the embedded server is internal/broker's, in cmcdap) and knows nothing of storage or front ends",
 	},
