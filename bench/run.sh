@@ -22,7 +22,13 @@
 # before the check (and that has exited when the worker starts) is not counted. For pan, one
 # process, the figure is /usr/bin/time's maximum RSS.
 #
-# Environment: SPIN_W (pan's -w, log2 of hash-table slots; default by RM), SPIN_CFLAGS (extra gcc
+# Partitions: with PARTITIONS="1 2 4", each RM also gets a breadth-first row per number of
+# partitions (`cmcdap check -partitions N`, search column pN): the summed RSS then covers cmcdap,
+# the NATS server it runs and every partition's worker, and the line after the row gives the bytes
+# the partitions exchanged a state and each partition's states.
+#
+# Environment: PARTITIONS (see above), SEARCHES (cmc's one-process searches; default "bfs dfs"),
+# SPIN_W (pan's -w, log2 of hash-table slots; default by RM), SPIN_CFLAGS (extra gcc
 # flags for pan), TIMEOUT (seconds each run may take; default 1800), GO (default go).
 set -euo pipefail
 
@@ -162,10 +168,11 @@ for rm in "${RMS[@]}"; do
 	spin_rate=$(awk -v n="$spin_states" -v t="$spin_t" 'BEGIN { print (t > 0 ? n / t : 0) }')
 	row "$rm" spin dfs "$spin_states" "$spin_tr" "$wall" "$spin_t" "$spin_rss"
 
-	for search in bfs dfs; do
+	# field NAME: a number or word of cmc's JSON result.
+	field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
+	for search in ${SEARCHES-bfs dfs}; do
 		measure "$work/cmc.json" "$work/cmcdap" check -model TwoPhase -set RM="$rm" -search "$search" -q -json \
 			-db "$work/traces.db" ./examples/twophase
-		field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
 		[ "$(field complete)" = true ] || { cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search did not explore every state"; }
 		grep -Eq '^  "violations": \[\],?$' "$work/cmc.json" ||
 			{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
@@ -173,6 +180,17 @@ for rm in "${RMS[@]}"; do
 		row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
 		[ "$states" = "$spin_states" ] ||
 			die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
+	done
+	for n in ${PARTITIONS:-}; do
+		[[ $n =~ ^[0-9]+$ ]] && ((n >= 1)) || die "PARTITIONS: $n is not a number of partitions"
+		measure "$work/cmc.json" "$work/cmcdap" check -partitions "$n" -model TwoPhase -set RM="$rm" -q -json \
+			-db "$work/traces.db" ./examples/twophase
+		states=$(field states)
+		row "$rm" cmc "p$n" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
+		awk -v n="$states" '/"partitions": \[/ { on = 1 } on && /"states":/ { gsub(/[^0-9]/, ""); each = each sep $0; sep = " " }
+			on && /"bytes":/ { gsub(/[^0-9]/, ""); bytes += $0 }
+			END { printf "#   exchanged %.0f bytes a state; states by partition: %s\n", bytes / n, each }' "$work/cmc.json"
+		[ "$states" = "$spin_states" ] || die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc with $n partitions $states"
 	done
 done
 echo "# load after: $(uptime | sed 's/.*load average/load average/')"
