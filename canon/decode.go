@@ -56,7 +56,7 @@ func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 	d.buf, d.pos, d.arrays, d.spare, d.inKey = b, 1, b[0] == arrayMode, 1<<20+1024*uint64(len(b)), false
 	defer func() {
 		clear(d.objs) // do not keep the state alive through the decoder
-		d.objs, d.buf = d.objs[:0], nil
+		d.objs, d.buf, d.word = d.objs[:0], nil, nil
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
 			if !ok {
@@ -92,6 +92,8 @@ type decoder struct {
 	inKey   bool              // decoding a map key or set element, which the encoder wrote plainly
 	strings map[string]string // short strings decoded before (decoder.str)
 	plans   *planCache        // nil: none
+	dyn     []dynType         // interfaces' dynamic types met so far (interfaces.go)
+	word    unsafe.Pointer    // scratch for a pointer-shaped value inside an interface
 }
 
 type decObject struct {

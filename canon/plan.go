@@ -143,6 +143,7 @@ func buildPlan(p *plan) {
 		buildMap(p)
 	case reflect.Interface:
 		p.enc, p.dec, p.min = encInterface, decInterface, 1
+		p.fastDec = interfaceFast(t)
 	case reflect.Func:
 		buildFunc(p)
 	default: // chan, unsafe.Pointer, uintptr
