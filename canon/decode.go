@@ -94,6 +94,7 @@ type decoder struct {
 	plans   *planCache        // nil: none
 	dyn     []dynType         // interfaces' dynamic types met so far (interfaces.go)
 	word    unsafe.Pointer    // scratch for a pointer-shaped value inside an interface
+	funcs   []funcFound       // func values restored so far (funcs.go)
 }
 
 type decObject struct {
@@ -299,6 +300,20 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	}
 	d.fail("object %d out of order (have %d)", n, len(d.objs))
 	return reflect.Value{}
+}
+
+// pointee is objectRef for a pointer's fast path, which needs only the pointee's address. A new
+// object, the common case, is allocated as its plan's type (a named pointer type's objects are
+// converted when a later reference meets them), without asking reflect for types on the way.
+func (d *decoder) pointee(t reflect.Type, p *plan) unsafe.Pointer {
+	pos := d.pos
+	if n := d.uvarint(); n >= 2 && n-1 == uint64(len(d.objs))+1 {
+		o := reflect.New(p.t)
+		d.objs = append(d.objs, decObject{v: o, plan: p})
+		return o.UnsafePointer()
+	}
+	d.pos = pos
+	return d.objectRef(t, p).UnsafePointer()
 }
 
 // global restores a reference to a global (globals.go) by its name.
