@@ -56,7 +56,7 @@ func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 	d.buf, d.pos, d.arrays, d.spare, d.inKey = b, 1, b[0] == arrayMode, 1<<20+1024*uint64(len(b)), false
 	defer func() {
 		clear(d.objs) // do not keep the state alive through the decoder
-		d.objs, d.buf = d.objs[:0], nil
+		d.objs, d.buf, d.word = d.objs[:0], nil, nil
 		if r := recover(); r != nil {
 			f, ok := r.(decodeFailure)
 			if !ok {
@@ -92,6 +92,9 @@ type decoder struct {
 	inKey   bool              // decoding a map key or set element, which the encoder wrote plainly
 	strings map[string]string // short strings decoded before (decoder.str)
 	plans   *planCache        // nil: none
+	dyn     []dynType         // interfaces' dynamic types met so far (interfaces.go)
+	word    unsafe.Pointer    // scratch for a pointer-shaped value inside an interface
+	funcs   []funcFound       // func values restored so far (funcs.go)
 }
 
 type decObject struct {
@@ -297,6 +300,20 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	}
 	d.fail("object %d out of order (have %d)", n, len(d.objs))
 	return reflect.Value{}
+}
+
+// pointee is objectRef for a pointer's fast path, which needs only the pointee's address. A new
+// object, the common case, is allocated as its plan's type (a named pointer type's objects are
+// converted when a later reference meets them), without asking reflect for types on the way.
+func (d *decoder) pointee(t reflect.Type, p *plan) unsafe.Pointer {
+	pos := d.pos
+	if n := d.uvarint(); n >= 2 && n-1 == uint64(len(d.objs))+1 {
+		o := reflect.New(p.t)
+		d.objs = append(d.objs, decObject{v: o, plan: p})
+		return o.UnsafePointer()
+	}
+	d.pos = pos
+	return d.objectRef(t, p).UnsafePointer()
 }
 
 // global restores a reference to a global (globals.go) by its name.

@@ -65,6 +65,7 @@ type encoder struct {
 	collector  *Encoder           // finds a component's windows
 	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
 	plans      planCache
+	funcs      []funcSeen  // the functions met so far (funcs.go)
 	fp         footprinter // the memory of the component being encoded (Footprint)
 	asDecoded  bool        // the component so far is what decoding its bytes gives (AsDecoded)
 	rootStart  uintptr     // the memory of the component's root object, which Decode
@@ -385,7 +386,7 @@ func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize
 			e.uvarint(uint64(n-e.base) + 1)
 			return false
 		}
-		if !faults.NoGlobals && e.glob.isGlobal(t, ptr) {
+		if !faults.NoGlobals && e.glob.isGlobal(ptr, !isMap && target.errorPointer) {
 			if k := e.globalKey(t, ptr); k != "" {
 				e.fp.ok = false // a global's contents lie outside the component
 				e.buf = append(e.buf, 1)

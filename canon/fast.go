@@ -172,7 +172,7 @@ func pointerFast(t reflect.Type, elem **plan) (fastEnc, fastDec) {
 			}
 			e.ref(id, q, *elem, zeroSize, false)
 		}, func(d *decoder, p unsafe.Pointer) {
-			*(*unsafe.Pointer)(p) = d.objectRef(t, *elem).UnsafePointer()
+			*(*unsafe.Pointer)(p) = d.pointee(t, *elem)
 		}
 }
 

@@ -66,28 +66,34 @@ func buildFunc(p *plan) {
 			e.fail("%s inside an interface cannot be captured: keep func values in fields of their own type", t)
 		}
 		fv := *(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr()))
-		code := *(*uintptr)(fv)
-		name, closure := funcName(code)
+		f := e.funcFor(*(*uintptr)(fv))
+		name := f.name
 		if name == "" {
 			e.fail("%s: a func value with no name cannot be captured", t)
 		}
 		switch {
-		case closure:
+		case f.closure:
 			e.fail("%s is a closure (%s): the variables it captured are invisible to the checker; use a top-level function, or a method value of an object the state holds (x.method), or tag the field cmc:\"-\"", t, name)
-		case strings.HasSuffix(name, "-fm") && !strings.Contains(name, ".(*"):
+		case f.method && !f.pointer:
 			e.fail("%s is a method value on a value receiver (%s): it holds a copy the checker cannot see; take the method of a pointer", t, strings.TrimSuffix(name, "-fm"))
-		case strings.HasSuffix(name, "-fm"):
+		case f.method:
 			recv := (*methodValue)(fv).recv
 			n, ok := e.seen.get(uintptr(recv))
 			if !ok || n <= e.base {
 				e.fail("%s is the method value %s of an object the state did not reach before it: bind methods of objects the state holds, such as the object that holds the field", t, strings.TrimSuffix(name, "-fm"))
 			}
-			funcs.LoadOrStore(name, code)
+			if !f.stored {
+				funcs.LoadOrStore(name, f.code)
+				f.stored = true
+			}
 			e.buf = append(e.buf, 2)
 			e.str(name)
 			e.uvarint(uint64(n - e.base))
 		default:
-			funcs.LoadOrStore(name, fv)
+			if !f.stored {
+				funcs.LoadOrStore(name, fv)
+				f.stored = true
+			}
 			e.buf = append(e.buf, 1)
 			e.str(name)
 		}
@@ -98,11 +104,7 @@ func buildFunc(p *plan) {
 			v.SetZero()
 			return
 		}
-		name := string(d.take(d.uvarint()))
-		f, ok := funcs.Load(name)
-		if !ok {
-			d.fail("func %s was never captured in this process", name)
-		}
+		name, f := d.funcNamed(d.take(d.uvarint()))
 		var fv unsafe.Pointer
 		switch tag {
 		case 1:
@@ -127,4 +129,47 @@ func buildFunc(p *plan) {
 func (e *encoder) str(s string) {
 	e.uvarint(uint64(len(s)))
 	e.buf = append(e.buf, s...)
+}
+
+// A funcSeen is what an encoder learned of the function at one code address: its name, and
+// whether funcs can already restore it. Encoders and decoders keep the few functions a state
+// holds, so a capture or restore asks no process-wide table.
+type funcSeen struct {
+	code                     uintptr
+	name                     string
+	closure, method, pointer bool // a closure; a method value (-fm); on a pointer receiver
+	stored                   bool // entered in funcs
+}
+
+func (e *encoder) funcFor(code uintptr) *funcSeen {
+	for i := range e.funcs {
+		if e.funcs[i].code == code {
+			return &e.funcs[i]
+		}
+	}
+	name, closure := funcName(code)
+	method := strings.HasSuffix(name, "-fm")
+	e.funcs = append(e.funcs, funcSeen{code: code, name: name, closure: closure, method: method,
+		pointer: method && strings.Contains(name, ".(*")})
+	return &e.funcs[len(e.funcs)-1]
+}
+
+// A funcFound is what restores the func value captured under name (funcs).
+type funcFound struct {
+	name string
+	f    any
+}
+
+func (d *decoder) funcNamed(name []byte) (string, any) {
+	for _, f := range d.funcs {
+		if f.name == string(name) {
+			return f.name, f.f
+		}
+	}
+	f, ok := funcs.Load(string(name))
+	if !ok {
+		d.fail("func %s was never captured in this process", name)
+	}
+	d.funcs = append(d.funcs, funcFound{name: string(name), f: f})
+	return string(name), f
 }

@@ -52,21 +52,25 @@ func globalsTable() *globalTable {
 	return globals
 }
 
-// isGlobal reports whether ptr, of pointer type t, points into a package-level variable, or is an
-// error a package-level variable holds (a sentinel error). Only errors: the runtime's own variables
-// hold addresses of heap memory too, so an object that merely sits where such a word points is not
-// a global; an error value is never one of those words by chance and always meant by identity.
-func (g *globalTable) isGlobal(t reflect.Type, ptr unsafe.Pointer) bool {
+// isGlobal reports whether ptr points into a package-level variable, or is an error a
+// package-level variable holds (a sentinel error; isError: its pointer type is an error). Only
+// errors: the runtime's own variables hold addresses of heap memory too, so an object that merely
+// sits where such a word points is not a global; an error value is never one of those words by
+// chance and always meant by identity.
+func (g *globalTable) isGlobal(ptr unsafe.Pointer, isError bool) bool {
 	if g == nil {
 		return false
 	}
 	if g.has(uintptr(ptr)) {
 		return true
 	}
+	if !isError {
+		return false
+	}
 	// The word must still point there: the object it pointed to when the table was read may have
 	// been freed, and the address reused.
 	slot, ok := g.targets[uintptr(ptr)]
-	return ok && *(*uintptr)(unsafe.Add(g.anchor, slot-g.base)) == uintptr(ptr) && t.Implements(errorType)
+	return ok && *(*uintptr)(unsafe.Add(g.anchor, slot-g.base)) == uintptr(ptr)
 }
 
 var errorType = reflect.TypeFor[error]()

@@ -30,6 +30,10 @@ type plan struct {
 	keyPtr, valPtr bool         // K or V hold pointers: scratch must be cleared after use
 
 	registered atomic.Bool // name checked against the names of other types
+
+	// errorPointer: a *t is an error, so a pointer to a t may be a sentinel error (globals.go).
+	// Known once here, not asked of reflect at every pointer an encoder meets.
+	errorPointer bool
 }
 
 var (
@@ -95,7 +99,7 @@ func planLocked(t reflect.Type) *plan {
 	if p, ok := building[t]; ok {
 		return p
 	}
-	p := &plan{t: t, name: typeName(t)}
+	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType)}
 	building[t] = p
 	buildPlan(p)
 	reflectFast(p)
@@ -143,6 +147,7 @@ func buildPlan(p *plan) {
 		buildMap(p)
 	case reflect.Interface:
 		p.enc, p.dec, p.min = encInterface, decInterface, 1
+		p.fastDec = interfaceFast(t)
 	case reflect.Func:
 		buildFunc(p)
 	default: // chan, unsafe.Pointer, uintptr

@@ -23,3 +23,19 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportMetric(float64(res.States), "states")
 	b.ReportMetric(float64(res.StoredBytes)/float64(res.States), "stored-B/state")
 }
+
+// BenchmarkCheckPrefix explores the first 30,000 states of the same search on one worker, short
+// enough to count instructions under callgrind (docs/performance.md, "etcd raft"):
+// GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind ./etcdraft.test -test.run '^$'
+// -test.bench CheckPrefix -test.benchtime 1x -test.cpu 1
+func BenchmarkCheckPrefix(b *testing.B) {
+	for b.Loop() {
+		res, err := engine.Check(context.Background(), New("EtcdRaft", Defaults, false), engine.Options{Workers: 1, MaxStates: 30000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.States != 30000 {
+			b.Fatalf("%d states, want the first 30000", res.States)
+		}
+	}
+}
