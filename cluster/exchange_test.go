@@ -129,7 +129,7 @@ func TestExchangeDropsResentBatches(t *testing.T) {
 	if fmt.Sprintf("%q", reports) != `["report of 0" "report of 1"]` {
 		t.Errorf("reports %q", reports)
 	}
-	got, err := recv.Receive(ctx, 0, []int{2, 0})
+	got, err := receive(ctx, recv, 0, []int{2, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestExchangeManyBatches(t *testing.T) {
 	if _, err := recv.Barrier(ctx, 0, []byte("1")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := recv.Receive(ctx, 0, []int{n, 0})
+	got, err := receive(ctx, recv, 0, []int{n, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +218,14 @@ func TestExchangeManyBatches(t *testing.T) {
 			t.Fatalf("batch %d is %q", i, g)
 		}
 	}
+}
+
+// receive collects what Receive hands over.
+func receive(ctx context.Context, x *Exchange, level int, counts []int) ([][]byte, error) {
+	var got [][]byte
+	err := x.Receive(ctx, level, counts, func(b []byte) error {
+		got = append(got, b)
+		return nil
+	})
+	return got, err
 }

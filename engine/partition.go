@@ -16,17 +16,20 @@ import (
 // 64-bit hash the visited set keeps) has Owner(h, n) == p: it keeps their visited set, their
 // parent links and the part of each level made of them. The search goes level by level:
 //
-//  1. Admit (arrivals.go): take the successors the previous level sent this partition (its own
-//     included), in fingerprint order, and admit each fingerprint not in the visited set, with
-//     the least (parent's fingerprint, step) of its arrivals as its parent link. A new state
-//     joins the level unless its verdict says it violates or is cut. The order of admission is
-//     the sort's, never the order of arrival, so every figure and the violation chosen are the
-//     same every run and for any n. Then the partition writes its checkpoint (checkpoint.go).
+//  1. Admit (arrivals.go): the previous level's successors this partition owns (its own and
+//     those other partitions sent it, merged as they arrived) are held once per fingerprint, with
+//     the least (parent's fingerprint, step) of their arrivals as the parent link; admit them in
+//     fingerprint order. A new state joins the level unless its verdict says it violates or is
+//     cut. The order of admission is the sort's, never the order of arrival, so every figure and
+//     the violation chosen are the same every run and for any n. Then the partition writes its
+//     checkpoint (checkpoint.go).
 //  2. Expand: every state of the level, as the sequential search expands one (restore, enabling
 //     conditions, handlers with every Choose combination, capture, hash, step invariants, then
 //     invariants, constraints and bounds on what the handler left: the verdict), and every
 //     successor goes to its owner with the parent's fingerprint, the step and the verdict: kept
-//     in the process when it is this partition's, else in batches (partitionwire.go).
+//     in the process when it is this partition's, else in batches (partitionwire.go). A
+//     successor generated before in the level is dropped at once (arrivals.go says why its
+//     first occurrence has the least link), and batches that arrived are merged as it goes.
 //  3. Barrier: the partition reports the level (partReport: how many batches it sent each
 //     partition, what it admitted and expanded, its first violation) and waits for every
 //     partition's report of the level. The next level's admission receives exactly the batches
@@ -59,9 +62,11 @@ type Exchange interface {
 	// Barrier publishes this partition's report of a round and returns every partition's report
 	// of that round, indexed by partition, once all have reported.
 	Barrier(ctx context.Context, round int, report []byte) ([][]byte, error)
-	// Receive returns the batches addressed to this partition at level, counts[q] of them from
-	// partition q, ordered by sender and then in the order it sent them.
-	Receive(ctx context.Context, level int, counts []int) ([][]byte, error)
+	// Receive hands take the batches addressed to this partition at level, each once over all of
+	// the level's calls, in any order. With counts nil it hands those that have arrived and
+	// returns at once (a partition merges them while it expands the level); with counts it waits
+	// until it has handed counts[q] batches from each partition q.
+	Receive(ctx context.Context, level int, counts []int, take func(batch []byte) error) error
 }
 
 // A Partition says which part of a partitioned search a process does.
@@ -92,10 +97,12 @@ type PartitionFigures struct {
 // still spreads its states evenly.
 func Owner(h uint64, n int) int { return int((h >> 32) * uint64(n) >> 32) }
 
-// Batch limits: a batch is sent when it holds batchStates successors or batchBytes bytes.
+// Batch limits: a batch is sent when it holds batchStates successors or batchBytes bytes. While
+// a level is expanded, the batches that have arrived are merged every drainEvery states.
 const (
 	batchStates = 256
 	batchBytes  = 64 << 10
+	drainEvery  = 64
 )
 
 type partSearch struct {
@@ -119,13 +126,16 @@ type partSearch struct {
 	res     *Result
 	figures []PartitionFigures
 	runs    []int64
-	// local holds the successors this partition found for itself: they never leave the
-	// process, and keep their component ids (arrivals.go).
+	// local holds the states new at the next level that this partition owns, each once: those
+	// it found (they never leave the process, and keep their component ids) and those other
+	// partitions sent it (arrivals.go).
 	local arrivals
 	// sent remembers successors sent to other partitions at earlier levels: their owner has
-	// them, so they need not be sent again (arrivals.go).
-	sent *sentCache
-	in   []wireState // scratch for decoding batches
+	// them, so they need not be sent again; sentNow those sent at this level (arrivals.go).
+	sent    *sentCache
+	sentNow fpIndex
+	in      []wireState // scratch for decoding batches
+	vals32  []int32
 
 	enabled, prefix []int
 	values          []int
@@ -168,7 +178,7 @@ func CheckPartition(ctx context.Context, m *cmc.Model, opts Options, part Partit
 	ps := &partSearch{ctx: ctx, mc: mc, opts: opts, part: part, init: init, k: len(init),
 		v: newVisited(false), out: make([][]byte, n), outN: make([]int, n), sent: new(sentCache)}
 	ps.rep.Batches = make([]int, n)
-	defer func() { ps.v.free(); ps.links.free(); ps.vals.free() }()
+	defer func() { ps.v.free(); ps.links.free(); ps.vals.free(); ps.local.free(); ps.sentNow.free() }()
 	return ps.run()
 }
 
@@ -206,7 +216,7 @@ func (ps *partSearch) run() (*Result, error) {
 		if v != nil {
 			ps.found(&candidate{Length: 0, State: h0, Violation: v})
 		}
-		ps.local.add(h0, 0, verdict, 0, nil, ps.init)
+		ps.local.add(ps.k, h0, 0, verdict, true, 0, nil, ps.init)
 	}
 	counts := make([]int, n)
 	for level := max(start, 0); ; level++ {
@@ -222,6 +232,7 @@ func (ps *partSearch) run() (*Result, error) {
 		}
 		cur, next = next, cur
 		next.reset()
+		ps.sentNow.reset()
 		if ps.opts.MaxDepth == 0 || level < ps.opts.MaxDepth {
 			if err := ps.expandLevel(level, cur); err != nil {
 				return nil, err
@@ -346,6 +357,11 @@ func (ps *partSearch) expandLevel(level int, cur *level) error {
 		if err := ps.expand(level, st); err != nil {
 			return err
 		}
+		if i%drainEvery == drainEvery-1 {
+			if err := ps.drain(level); err != nil {
+				return err
+			}
+		}
 	}
 	for to := range ps.out {
 		if err := ps.flush(level, to); err != nil {
@@ -421,8 +437,22 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 	}
 	h := mc.Hash(ps.next)
 	to := Owner(h, ps.part.Count)
-	if to == ps.part.Index && ps.v.has(h, nil) || to != ps.part.Index && ps.sent.before(h, level) {
-		return nil // its owner has it
+	at := -1
+	if to == ps.part.Index {
+		if ps.v.has(h, nil) {
+			return nil // admitted at an earlier level
+		}
+		var first bool
+		if at, first = ps.arrive(h); !first {
+			return nil // generated before in the level, with a lesser link (arrivals.go)
+		}
+	} else {
+		if ps.sent.before(h, level) {
+			return nil // its owner has it
+		}
+		if _, ok := ps.sentNow.get(h); ok {
+			return nil // sent before in the level, with a lesser link
+		}
 	}
 	verdict, v := ps.judge()
 	if v != nil {
@@ -430,14 +460,23 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 		// answers for it when the trace is rebuilt, before the state itself is admitted.
 		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
 	}
+	if to == ps.part.Index {
+		ps.vals32 = ps.vals32[:0]
+		for _, p := range out.Points {
+			ps.vals32 = append(ps.vals32, int32(p.Value))
+		}
+		var st State
+		if verdict == verdictOK {
+			st = ps.next
+		}
+		ps.keep(at, h, fp, verdict, ei, ps.vals32, st)
+		return nil
+	}
 	ps.values = ps.values[:0]
 	for _, p := range out.Points {
 		ps.values = append(ps.values, p.Value)
 	}
-	if to == ps.part.Index {
-		ps.local.add(h, fp, verdict, ei, ps.values, ps.next)
-		return nil
-	}
+	ps.sentNow.put(h, 0)
 	ps.sent.add(h, level)
 	ps.out[to] = appendWireState(ps.out[to], fp, verdict, ei, ps.values, ps.blobs(ps.next))
 	ps.outN[to]++

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/examples/twophase"
@@ -36,11 +40,12 @@ type memExchange struct {
 	h      *memHub
 	me     int
 	seq    map[[2]int]int
-	rounds []int // the rounds this partition reported
+	rounds []int           // the rounds this partition reported
+	handed map[[4]int]bool // the batches Receive handed over
 }
 
 func newMemExchange(h *memHub, me int) *memExchange {
-	return &memExchange{h: h, me: me, seq: map[[2]int]int{}}
+	return &memExchange{h: h, me: me, seq: map[[2]int]int{}, handed: map[[4]int]bool{}}
 }
 
 func (x *memExchange) Send(_ context.Context, level, to int, b []byte) error {
@@ -77,26 +82,37 @@ func (x *memExchange) Barrier(_ context.Context, round int, report []byte) ([][]
 	}
 }
 
-func (x *memExchange) Receive(_ context.Context, level int, counts []int) ([][]byte, error) {
+// Receive hands over the batches of level sent so far in the map's order, which changes from run
+// to run, as the order of arrival over NATS does.
+func (x *memExchange) Receive(_ context.Context, level int, counts []int, take func([]byte) error) error {
 	x.h.mu.Lock()
-	defer x.h.mu.Unlock()
-	var out [][]byte
-	for q, c := range counts {
-		for s := range c {
-			b, ok := x.h.batches[[4]int{level, q, x.me, s}]
-			if !ok {
-				return nil, fmt.Errorf("level %d: partition %d's batch %d of %d is missing", level, q, s, c)
-			}
-			out = append(out, b)
+	var ready [][]byte
+	for k, b := range x.h.batches {
+		if k[0] == level && k[2] == x.me && !x.handed[k] {
+			x.handed[k] = true
+			ready = append(ready, b)
 		}
 	}
-	return out, nil
+	x.h.mu.Unlock()
+	for _, b := range ready {
+		if err := take(b); err != nil {
+			return err
+		}
+	}
+	for q, c := range counts {
+		for s := range c {
+			if !x.handed[[4]int{level, q, x.me, s}] {
+				return fmt.Errorf("level %d: partition %d's batch %d of %d is missing", level, q, s, c)
+			}
+		}
+	}
+	return nil
 }
 
 // partitioned runs a search in n partitions, each with its own instance of the model and its own
 // pool, as n processes would, and returns partition 0's result after checking that every
 // partition returned the same one.
-func partitioned(t *testing.T, build func() *cmc.Model, opts Options, n int) *Result {
+func partitioned(t testing.TB, build func() *cmc.Model, opts Options, n int) *Result {
 	t.Helper()
 	hub := newMemHub(n)
 	results := make([]*Result, n)
@@ -381,4 +397,55 @@ func TestPartitionedResumesFromCheckpoint(t *testing.T) {
 			t.Errorf("partition %d after a death: %s", p, d)
 		}
 	}
+}
+
+// BenchmarkPartitioned: TwoPhase RM=7 through the in-process partitioned search, with 1 and 2
+// partitions (docs/performance.md, "Several processes"). It reports the most heap in use and the
+// process's peak RSS (which counts the tables kept off the heap), sampled while it runs.
+func BenchmarkPartitioned(b *testing.B) {
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("TwoPhaseRM7/partitions=%d", n), func(b *testing.B) {
+			peak, stop := heapPeak()
+			for b.Loop() {
+				if r := partitioned(b, func() *cmc.Model { return twophase.New(7) }, Options{}, n); r.States != 296448 {
+					b.Fatalf("%d states, want 296448", r.States)
+				}
+			}
+			stop()
+			b.ReportMetric(float64(*peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(peakRSS())/(1<<10), "peak-rss-MiB")
+		})
+	}
+}
+
+// heapPeak samples the heap in use every 20 ms until stop is called.
+func heapPeak() (*uint64, func()) {
+	var peak uint64
+	done, finished := make(chan struct{}), make(chan struct{})
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return &peak, func() { close(done); <-finished }
+}
+
+// peakRSS is the process's peak resident set in KiB (VmHWM), or 0 where /proc has none.
+func peakRSS() int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
 }
