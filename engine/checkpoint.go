@@ -70,13 +70,16 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 			return err
 		}
 		bw.WriteString(checkpointMagic)
-		put := func(v uint64) { bw.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+		var word [8]byte
+		put := func(v uint64) {
+			binary.LittleEndian.PutUint64(word[:], v)
+			bw.Write(word[:])
+		}
 		put(uint64(len(hb)))
 		bw.Write(hb)
 		put(uint64(len(ps.v.table)))
 		bw.Write(asBytes(ps.v.table))
-		for i := range ps.links.len() {
-			l := ps.links.at(i)
+		err = ps.links.each(func(l partLink) {
 			put(l.fp)
 			put(l.parent)
 			put(uint64(uint32(l.event)) | uint64(l.n)<<32)
@@ -85,9 +88,12 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 				root = 1
 			}
 			put(uint64(l.off) | root<<32)
+		})
+		if err != nil {
+			return err
 		}
-		for i := range ps.vals.len() {
-			put(uint64(uint32(ps.vals.at(i))))
+		if err := ps.vals.each(func(v int32) { put(uint64(uint32(v))) }); err != nil {
+			return err
 		}
 		for _, e := range ps.sent {
 			put(e.h)

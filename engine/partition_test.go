@@ -400,14 +400,24 @@ func TestPartitionedResumesFromCheckpoint(t *testing.T) {
 }
 
 // BenchmarkPartitioned: TwoPhase RM=7 through the in-process partitioned search, with 1 and 2
-// partitions (docs/performance.md, "Several processes"). It reports the most heap in use and the
-// process's peak RSS (which counts the tables kept off the heap), sampled while it runs.
+// partitions, and (partitions=0) the one-process search with one worker (docs/performance.md,
+// "Several processes"). It reports the most heap in use and the process's peak RSS (which counts
+// the tables kept off the heap), sampled while it runs: run one at a time for the RSS.
 func BenchmarkPartitioned(b *testing.B) {
-	for _, n := range []int{1, 2} {
+	for _, n := range []int{0, 1, 2} {
 		b.Run(fmt.Sprintf("TwoPhaseRM7/partitions=%d", n), func(b *testing.B) {
 			peak, stop := heapPeak()
 			for b.Loop() {
-				if r := partitioned(b, func() *cmc.Model { return twophase.New(7) }, Options{}, n); r.States != 296448 {
+				var r *Result
+				if n == 0 {
+					var err error
+					if r, err = Check(context.Background(), twophase.New(7), Options{Workers: 1}); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					r = partitioned(b, func() *cmc.Model { return twophase.New(7) }, Options{}, n)
+				}
+				if r.States != 296448 {
 					b.Fatalf("%d states, want 296448", r.States)
 				}
 			}
