@@ -34,6 +34,7 @@ import (
 // needs no bucket to be made and deleted.
 type Exchange struct {
 	js     jetstream.JetStream
+	st     jetstream.Stream
 	run    string
 	me, n  int
 	stream string
@@ -43,6 +44,7 @@ type Exchange struct {
 	batches map[batchKey][]byte   // arrived, not yet handed to Receive's take
 	handed  map[batchKey]struct{} // handed, of levels not done
 	handedN map[[2]int]int        // (level, from) -> batches handed
+	lastSeq map[int]uint64        // level -> the stream sequence of its last batch on this subject
 	reports map[reportKey][]byte
 	doneL   int // levels before this one are received: their batches are dropped
 	doneR   int // rounds before this one are over
@@ -77,7 +79,7 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 		return nil, err
 	}
 	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
-		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
+		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
 	if err := x.makeStream(ctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
@@ -110,7 +112,7 @@ func (x *Exchange) makeStream(ctx context.Context) error {
 	}
 	var err error
 	for attempt := range 10 {
-		if _, err = x.js.Stream(ctx, x.stream); err == nil {
+		if x.st, err = x.js.Stream(ctx, x.stream); err == nil {
 			return nil
 		}
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -151,6 +153,30 @@ func (x *Exchange) Resume(level int) {
 			delete(x.reports, k)
 		}
 	}
+}
+
+// Forget removes from the stream the batches the levels before level sent this partition
+// (engine.Forgetter): every partition has a checkpoint at level or later, so none will read them
+// again, and the NATS server need not keep them. A level's batches are all stored before any of
+// the next level's is sent (Barrier waits for them), so they are the subject's messages up to
+// the last one of level-1.
+func (x *Exchange) Forget(ctx context.Context, level int) error {
+	x.mu.Lock()
+	var seq uint64
+	for l, s := range x.lastSeq {
+		if l < level {
+			seq = max(seq, s)
+			delete(x.lastSeq, l)
+		}
+	}
+	x.mu.Unlock()
+	if seq == 0 {
+		return nil
+	}
+	if err := x.st.Purge(ctx, jetstream.WithPurgeSubject(x.subject(x.me)), jetstream.WithPurgeSequence(seq+1)); err != nil {
+		return fmt.Errorf("purge %s up to sequence %d: %w", x.subject(x.me), seq, err)
+	}
+	return nil
 }
 
 // Close stops reading; the stream stays (DeleteRun removes it).
@@ -352,6 +378,9 @@ func (x *Exchange) arrived(m jetstream.Msg) {
 			x.fail(fmt.Errorf("a batch on %s has bad headers (another run with the same id?)", m.Subject()))
 		case lv < x.doneL:
 		default:
+			if md, err := m.Metadata(); err == nil {
+				x.lastSeq[lv] = max(x.lastSeq[lv], md.Sequence.Stream)
+			}
 			_, dup := x.batches[k]
 			if _, handed := x.handed[k]; !dup && !handed {
 				x.batches[k] = m.Data()

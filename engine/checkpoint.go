@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,13 @@ type Checkpoints interface {
 // partition that goes on from a checkpoint at level.
 type Resumer interface {
 	Resume(level int)
+}
+
+// A Forgetter is an Exchange that can drop what the levels before level sent this partition,
+// once every partition has a checkpoint at level or later: no partition started again goes back
+// before it (without checkpoints, one would start from level 0 and need them all).
+type Forgetter interface {
+	Forget(ctx context.Context, level int) error
 }
 
 const checkpointMagic = "cmc-partition-checkpoint-1"

@@ -226,6 +226,7 @@ func (ps *partSearch) run() (*Result, error) {
 				return nil, err
 			}
 			ps.rep.Frontier = int64(next.len())
+			ps.rep.Checkpoint = ps.part.Checkpoints != nil
 			if err := ps.checkpoint(level, next); err != nil {
 				return nil, err
 			}
@@ -247,7 +248,9 @@ func (ps *partSearch) run() (*Result, error) {
 		clear(counts)
 		var frontier int64
 		var best *candidate
+		checkpointed := true
 		for q, r := range reports {
+			checkpointed = checkpointed && r.Checkpoint
 			counts[q] = r.Batches[me]
 			res.States += r.Admitted
 			res.Transitions += r.Transitions
@@ -265,6 +268,11 @@ func (ps *partSearch) run() (*Result, error) {
 			figures[q].Bytes += r.Bytes
 			if r.Violation != nil && (best == nil || candidateLess(r.Violation, best)) {
 				best = r.Violation
+			}
+		}
+		if f, ok := ps.part.Exchange.(Forgetter); ok && checkpointed {
+			if err := f.Forget(ps.ctx, level); err != nil {
+				return nil, fmt.Errorf("drop the batches of the levels before %d: %w", level, err)
 			}
 		}
 		if ps.opts.Progress != nil {

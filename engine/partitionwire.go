@@ -146,6 +146,9 @@ type partReport struct {
 	Expanded    int64   `json:"expanded"`
 	Runs        []int64 `json:"runs,omitempty"`
 	Bytes       int64   `json:"bytes"` // of the batches sent
+	// Checkpoint says the partition wrote its checkpoint of the level: it never goes back
+	// before the level.
+	Checkpoint bool `json:"checkpoint,omitempty"`
 	// Violation is the first of this partition's violations of the round, in candidate order.
 	Violation *candidate `json:"violation,omitempty"`
 	// Link answers a question of a trace rebuild: the parent of the state asked for.
