@@ -459,3 +459,37 @@ func peakRSS() int64 {
 	}
 	return 0
 }
+
+// TestArrivalsKeepLeastLink: a state that arrives again keeps the least (parent, event, Choose
+// values) of its arrivals, whatever their order, and a longer or shorter list of values than the
+// one it replaces; the index finds every arrival after the table grows.
+func TestArrivalsKeepLeastLink(t *testing.T) {
+	var a arrivals
+	defer a.free()
+	a.add(1, 42, 9, verdictOK, false, 2, []int32{1}, State{7})
+	for _, l := range []struct {
+		parent uint64
+		event  int
+		values []int32
+	}{
+		{9, 2, []int32{1, 0}}, // greater: longer with the same start
+		{9, 1, []int32{3, 3}}, // less: an earlier event, more values
+		{10, 0, nil},          // greater: a greater parent
+		{9, 1, []int32{3}},    // less: a prefix, fewer values
+	} {
+		a.relink(0, l.parent, l.event, l.values)
+	}
+	if a.parent[0] != 9 || a.event[0] != 1 || fmt.Sprint(a.values(0)) != "[3]" {
+		t.Errorf("link (%d, %d, %v), want (9, 1, [3])", a.parent[0], a.event[0], a.values(0))
+	}
+	fp := func(i int) uint64 { return uint64(i)*0x9E3779B97F4A7C15 + 100 }
+	for i := range 10000 {
+		a.add(1, fp(i), 0, verdictOK, true, 0, nil, State{1})
+	}
+	if i, ok := a.index.get(42); !ok || i != 0 || a.len() != 10001 {
+		t.Errorf("after growing, fingerprint 42 is at %d (%v) of %d", i, ok, a.len())
+	}
+	if i, ok := a.index.get(fp(5000)); !ok || i != 5001 {
+		t.Errorf("arrival 5001 is at %d (%v)", i, ok)
+	}
+}
