@@ -32,6 +32,7 @@ type arrivals struct {
 	index   fpIndex // fingerprint -> arrival
 	fp      []uint64
 	parent  []uint64
+	at      []place
 	verdict []byte
 	mine    []bool // this partition generated it in the level (else it was only received)
 	event   []int32
@@ -46,10 +47,11 @@ func (a *arrivals) len() int { return len(a.fp) }
 func (a *arrivals) values(i int) []int32 { return a.vals[a.voff[i] : a.voff[i]+a.vn[i]] }
 
 // add records a new arrival; st may be nil (a state not to be expanded keeps no ids).
-func (a *arrivals) add(k int, fp, parent uint64, verdict byte, mine bool, event int, values []int32, st State) {
+func (a *arrivals) add(k int, fp, parent uint64, at place, verdict byte, mine bool, event int, values []int32, st State) {
 	a.index.put(fp, uint32(len(a.fp)))
 	a.fp = appendOff(a.fp, fp)
 	a.parent = appendOff(a.parent, parent)
+	a.at = appendOff(a.at, at)
 	a.verdict = appendOff(a.verdict, verdict)
 	a.mine = appendOff(a.mine, mine)
 	a.event = appendOff(a.event, int32(event))
@@ -63,12 +65,12 @@ func (a *arrivals) add(k int, fp, parent uint64, verdict byte, mine bool, event 
 	}
 }
 
-// relink gives arrival i the link (parent, event, values) if it is less than the one it has.
-func (a *arrivals) relink(i int, parent uint64, event int, values []int32) {
-	if linkCompare(parent, event, values, a.parent[i], int(a.event[i]), a.values(i)) >= 0 {
+// relink gives arrival i the link (parent, event, values) if it comes before the one it has.
+func (a *arrivals) relink(i int, parent uint64, at place, event int, values []int32) {
+	if at.compare(a.at[i]) >= 0 {
 		return
 	}
-	a.parent[i], a.event[i] = parent, int32(event)
+	a.parent[i], a.at[i], a.event[i] = parent, at, int32(event)
 	if int(a.vn[i]) >= len(values) {
 		copy(a.vals[a.voff[i]:], values)
 	} else {
@@ -78,13 +80,24 @@ func (a *arrivals) relink(i int, parent uint64, event int, values []int32) {
 	a.vn[i] = uint32(len(values))
 }
 
-func linkCompare(p1 uint64, e1 int, v1 []int32, p2 uint64, e2 int, v2 []int32) int {
-	return cmp.Or(cmp.Compare(p1, p2), cmp.Compare(e1, e2), slices.Compare(v1, v2))
+// A place is where the sequential breadth-first search meets a successor: the key of the state
+// it expands and the ordinal of the handler run among that state's runs (events ascending, each
+// event's Choose combinations in the order the engine enumerates them). A state's key is its
+// parent's rank in the parent's level (over all partitions) in the high 32 bits and the run
+// that reached it in the low 32: the sequential search's order of a level is the order of its
+// states' keys, and the order of the places they were first met at.
+type place struct {
+	key uint64
+	run uint32
+}
+
+func (p place) compare(q place) int {
+	return cmp.Or(cmp.Compare(p.key, q.key), cmp.Compare(p.run, q.run))
 }
 
 func (a *arrivals) reset() {
 	a.index.reset()
-	a.fp, a.parent, a.verdict, a.mine, a.event = a.fp[:0], a.parent[:0], a.verdict[:0], a.mine[:0], a.event[:0]
+	a.fp, a.parent, a.at, a.verdict, a.mine, a.event = a.fp[:0], a.parent[:0], a.at[:0], a.verdict[:0], a.mine[:0], a.event[:0]
 	a.voff, a.vn, a.vals, a.ids = a.voff[:0], a.vn[:0], a.vals[:0], a.ids[:0]
 }
 
@@ -92,6 +105,7 @@ func (a *arrivals) free() {
 	a.index.free()
 	freeOffHeap(a.fp)
 	freeOffHeap(a.parent)
+	freeOffHeap(a.at)
 	freeOffHeap(a.verdict)
 	freeOffHeap(a.mine)
 	freeOffHeap(a.event)
@@ -202,14 +216,14 @@ func (ps *partSearch) arrive(fp uint64) (int, bool) {
 
 // keep records the first successor with fingerprint fp this partition generated in the level;
 // i is the arrival a batch from another partition made for it, or -1.
-func (ps *partSearch) keep(i int, fp, parent uint64, verdict byte, event int, values []int32, st State) {
+func (ps *partSearch) keep(i int, fp, parent uint64, at place, verdict byte, event int, values []int32, st State) {
 	a := &ps.local
 	if i < 0 {
-		a.add(ps.k, fp, parent, verdict, true, event, values, st)
+		a.add(ps.k, fp, parent, at, verdict, true, event, values, st)
 		return
 	}
 	a.mine[i] = true
-	a.relink(i, parent, event, values)
+	a.relink(i, parent, at, event, values)
 }
 
 // merge takes a batch another partition sent this one: each successor not visited joins the
@@ -217,6 +231,10 @@ func (ps *partSearch) keep(i int, fp, parent uint64, verdict byte, event int, va
 func (ps *partSearch) merge(b []byte) error {
 	mc := ps.mc
 	var err error
+	if len(b) > 0 && b[0] == keysVersion {
+		ps.levelKeys, err = decodeKeys(ps.levelKeys, b)
+		return err
+	}
 	ps.in, err = decodeBatch(ps.in[:0], b, ps.k, len(mc.Def.Events))
 	if err != nil {
 		return err
@@ -241,7 +259,7 @@ func (ps *partSearch) merge(b []byte) error {
 			ps.vals32 = append(ps.vals32, int32(v))
 		}
 		if i, ok := ps.local.index.get(fp); ok {
-			ps.local.relink(int(i), w.parent, w.event, ps.vals32)
+			ps.local.relink(int(i), w.parent, w.at, w.event, ps.vals32)
 			continue
 		}
 		var s State
@@ -251,7 +269,7 @@ func (ps *partSearch) merge(b []byte) error {
 			}
 			s = st
 		}
-		ps.local.add(ps.k, fp, w.parent, w.verdict, false, w.event, ps.vals32, s)
+		ps.local.add(ps.k, fp, w.parent, w.at, w.verdict, false, w.event, ps.vals32, s)
 	}
 	return nil
 }
@@ -265,7 +283,8 @@ func (ps *partSearch) drain(level int) error {
 }
 
 // admit takes the rest of the batches sent to this partition at level-1, then admits the level's
-// arrivals in fingerprint order: those with no verdict against them join next.
+// arrivals in the order of the places they were first met at, which is the sequential search's
+// order: those with no verdict against them join next, with their keys in nextKeys.
 func (ps *partSearch) admit(level int, counts []int, next *level) error {
 	if level > 0 {
 		if err := ps.part.Exchange.Receive(ps.ctx, level-1, counts, ps.merge); err != nil {
@@ -277,12 +296,27 @@ func (ps *partSearch) admit(level int, counts []int, next *level) error {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(i, j int32) int { return cmp.Compare(a.fp[i], a.fp[j]) })
+	slices.SortFunc(order, func(i, j int32) int { return a.at[i].compare(a.at[j]) })
+	// The keys of level-1's states, every partition's: a parent's rank is its key's place among them.
+	all := append(ps.levelKeys, ps.keys...)
+	slices.Sort(all)
+	r := 0
 	ps.levels = append(ps.levels, ps.links.len())
 	for _, i := range order {
 		fp := a.fp[i]
 		if !ps.v.add(fp, nil) {
 			continue // cannot happen: an arrival was not visited when it arrived
+		}
+		var key uint64 // the initial state's is 0
+		if level > 0 {
+			p := a.at[i].key
+			for r < len(all) && all[r] < p {
+				r++
+			}
+			if r == len(all) || all[r] != p {
+				return fmt.Errorf("%w: a state of level %d was reached from a state of key %x, which no partition expanded", errWire, level, p)
+			}
+			key = uint64(r)<<32 | uint64(a.at[i].run)
 		}
 		vals := a.values(int(i))
 		ps.links.add(partLink{fp: fp, parent: a.parent[i], event: a.event[i], off: uint32(ps.vals.len()), n: uint32(len(vals)), root: level == 0})
@@ -295,8 +329,10 @@ func (ps *partSearch) admit(level int, counts []int, next *level) error {
 			ps.rep.Cut++
 		case verdictOK:
 			next.push(int32(ps.links.len()-1), level, a.ids[int(i)*ps.k:(int(i)+1)*ps.k])
+			ps.nextKeys = append(ps.nextKeys, key)
 		}
 	}
+	ps.levelKeys = all[:0]
 	a.reset()
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 // It holds the figures summed so far, the level's report as admission left it, the visited set,
 // the parent links, what the partition sent at earlier levels (sentCache: it decides what is sent
 // again, and what is sent again must be what was sent before), and the level's states as their
-// components' canonical encodings (ids are this process's). It is written whole every level; the
+// components' canonical encodings (ids are this process's), then their keys. It is written whole every level; the
 // cost grows with the partition's states (see docs/cluster.md).
 
 // Checkpoints keep one partition's checkpoint.
@@ -44,7 +44,7 @@ type Forgetter interface {
 	Forget(ctx context.Context, level int) error
 }
 
-const checkpointMagic = "cmc-partition-checkpoint-1"
+const checkpointMagic = "cmc-partition-checkpoint-2"
 
 // checkpointHead is the checkpoint's JSON part.
 type checkpointHead struct {
@@ -119,6 +119,9 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 				bw.Write(lb)
 				bw.Write(b)
 			}
+		}
+		for _, k := range ps.nextKeys {
+			put(k)
 		}
 		return bw.Flush()
 	})
@@ -229,6 +232,12 @@ func (ps *partSearch) readCheckpoint(br *bufio.Reader, cur *level) (int, error) 
 			st[c] = ps.mc.pool.intern(b)
 		}
 		cur.push(0, h.Level, st)
+	}
+	for range h.Frontier {
+		ps.nextKeys = append(ps.nextKeys, get())
+	}
+	if rerr != nil {
+		return 0, rerr
 	}
 	return h.Level, nil
 }

@@ -103,6 +103,8 @@ const (
 	batchStates = 256
 	batchBytes  = 64 << 10
 	drainEvery  = 64
+	// keysPerBatch bounds a keys batch (at most 10 bytes a key).
+	keysPerBatch = 8192
 )
 
 type partSearch struct {
@@ -135,7 +137,11 @@ type partSearch struct {
 	sent    *sentCache
 	sentNow fpIndex
 	in      []wireState // scratch for decoding batches
-	vals32  []int32
+	// keys are the keys of the level being expanded, in its order (arrivals.go: place), nextKeys
+	// those of the level being admitted, and levelKeys those other partitions expand in the
+	// level (every partition's keys rank the next level's parents).
+	keys, nextKeys, levelKeys []uint64
+	vals32                    []int32
 
 	enabled, prefix []int
 	values          []int
@@ -214,9 +220,9 @@ func (ps *partSearch) run() (*Result, error) {
 	if h0 := mc.Hash(ps.init); start < 0 && Owner(h0, n) == me {
 		verdict, v := ps.judge()
 		if v != nil {
-			ps.found(&candidate{Length: 0, State: h0, Violation: v})
+			ps.found(&candidate{Length: 0, State: h0, Run: runInitial, Violation: v})
 		}
-		ps.local.add(ps.k, h0, 0, verdict, true, 0, nil, ps.init)
+		ps.local.add(ps.k, h0, 0, place{}, verdict, true, 0, nil, ps.init)
 	}
 	counts := make([]int, n)
 	for level := max(start, 0); ; level++ {
@@ -233,6 +239,7 @@ func (ps *partSearch) run() (*Result, error) {
 		}
 		cur, next = next, cur
 		next.reset()
+		ps.keys, ps.nextKeys = ps.nextKeys, ps.keys[:0]
 		ps.sentNow.reset()
 		if ps.opts.MaxDepth == 0 || level < ps.opts.MaxDepth {
 			if err := ps.expandLevel(level, cur); err != nil {
@@ -340,8 +347,9 @@ func (ps *partSearch) found(c *candidate) {
 	}
 }
 
-// candidateLess orders violations: a shorter trace first, then by where (fingerprint, step) and
-// what, none of which depends on the number of partitions.
+// candidateLess orders violations as the sequential search meets them: by the key of the state
+// expanded and the place among its runs (all of a round's are met while expanding one level), then
+// by what, none of which depends on the number of partitions.
 func candidateLess(a, b *candidate) bool {
 	step := func(s *wireStep) (int, []int) {
 		if s == nil {
@@ -351,18 +359,34 @@ func candidateLess(a, b *candidate) bool {
 	}
 	ae, av := step(a.Step)
 	be, bv := step(b.Step)
-	return cmp.Or(cmp.Compare(a.Length, b.Length), cmp.Compare(a.State, b.State), cmp.Compare(ae, be),
+	return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Run, b.Run), cmp.Compare(a.Length, b.Length), cmp.Compare(a.State, b.State), cmp.Compare(ae, be),
 		slices.Compare(av, bv), cmp.Compare(a.Violation.Signature, b.Violation.Signature)) < 0
 }
 
-// expandLevel expands the states of cur, sending every successor to its owner.
+// expandLevel expands the states of cur, sending every successor to its owner. First it sends
+// every other partition the keys of cur's states, which rank them among the level's.
 func (ps *partSearch) expandLevel(level int, cur *level) error {
+	if ps.part.Count > 1 {
+		for i := 0; i < len(ps.keys); i += keysPerBatch {
+			b := encodeKeys(ps.keys[i:min(i+keysPerBatch, len(ps.keys))])
+			for to := range ps.part.Count {
+				if to == ps.part.Index {
+					continue
+				}
+				ps.rep.Batches[to]++
+				ps.rep.Bytes += int64(len(b))
+				if err := ps.part.Exchange.Send(ps.ctx, level, to, b); err != nil {
+					return fmt.Errorf("send level %d's keys to partition %d: %w", level, to, err)
+				}
+			}
+		}
+	}
 	for i := range cur.len() {
 		_, _, st, err := cur.at(i)
 		if err != nil {
 			return err
 		}
-		if err := ps.expand(level, st); err != nil {
+		if err := ps.expand(level, st, ps.keys[i]); err != nil {
 			return err
 		}
 		if i%drainEvery == drainEvery-1 {
@@ -379,8 +403,9 @@ func (ps *partSearch) expandLevel(level int, cur *level) error {
 	return nil
 }
 
-// expand runs every enabled event of st (at depth level) with every Choose combination.
-func (ps *partSearch) expand(level int, st State) error {
+// expand runs every enabled event of st (at depth level, with key key) with every Choose
+// combination.
+func (ps *partSearch) expand(level int, st State, key uint64) error {
 	mc := ps.mc
 	fp := mc.Hash(st)
 	enabled, fail, err := mc.enabledIn(ps.enabled[:0], st)
@@ -389,9 +414,10 @@ func (ps *partSearch) expand(level int, st State) error {
 	}
 	ps.enabled = enabled
 	if fail != nil {
-		ps.found(&candidate{Length: level, State: fp, Violation: NewViolation(fail.Kind, "", fail.Message, fail.Site)})
+		ps.found(&candidate{Length: level, State: fp, Key: key, Run: runEnabling, Violation: NewViolation(fail.Kind, "", fail.Message, fail.Site)})
 		return nil
 	}
+	run := uint32(0)
 	for _, ei := range enabled {
 		ev := mc.Def.Events[ei]
 		prefix := ps.prefix[:0]
@@ -406,9 +432,10 @@ func (ps *partSearch) expand(level int, st State) error {
 				ps.rep.Runs = make([]int64, len(mc.Def.Events))
 			}
 			ps.rep.Runs[ei]++
-			if err := ps.successor(level, fp, st, ei, ev, out, before); err != nil {
+			if err := ps.successor(level, fp, st, place{key, run}, ei, ev, out, before); err != nil {
 				return err
 			}
+			run++
 			var more bool
 			prefix, more = nextPrefix(prefix, out.Points)
 			if !more {
@@ -419,7 +446,7 @@ func (ps *partSearch) expand(level int, st State) error {
 	}
 	ps.rep.Expanded++
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
-		ps.found(&candidate{Length: level, State: fp, Violation: v})
+		ps.found(&candidate{Length: level, State: fp, Key: key, Run: runDeadlock, Violation: v})
 	}
 	return nil
 }
@@ -428,11 +455,11 @@ func (ps *partSearch) expand(level int, st State) error {
 // constraints and bounds are judged here, on the objects the handler left, as the sequential
 // search judges a new state: a verdict is a function of the state, so every partition that
 // reaches a state judges it alike, and its owner need not decode it to judge it again.
-func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.Event, out Outcome, before []any) error {
+func (ps *partSearch) successor(level int, fp uint64, st State, at place, ei int, ev *cmc.Event, out Outcome, before []any) error {
 	mc := ps.mc
 	step := func() *wireStep { return &wireStep{Event: ei, Values: values(out.Points)} }
 	if f := out.Failure; f != nil {
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: NewViolation(f.Kind, "", f.Message, f.Site)})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: NewViolation(f.Kind, "", f.Message, f.Site)})
 		return nil
 	}
 	ps.next = append(ps.next[:0], st...)
@@ -440,18 +467,18 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 		return fmt.Errorf("a successor at depth %d (by %s) cannot be captured: %w", level+1, ev.Label, err)
 	}
 	if v := mc.StepVerdict(before); v != nil {
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: v})
 		return nil
 	}
 	h := mc.Hash(ps.next)
 	to := Owner(h, ps.part.Count)
-	at := -1
+	i := -1
 	if to == ps.part.Index {
 		if ps.v.has(h, nil) {
 			return nil // admitted at an earlier level
 		}
 		var first bool
-		if at, first = ps.arrive(h); !first {
+		if i, first = ps.arrive(h); !first {
 			return nil // generated before in the level, with a lesser link (arrivals.go)
 		}
 	} else {
@@ -466,7 +493,7 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 	if v != nil {
 		// The trace is the path to this state's parent and the step: the parent's owner
 		// answers for it when the trace is rebuilt, before the state itself is admitted.
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: v})
 	}
 	if to == ps.part.Index {
 		ps.vals32 = ps.vals32[:0]
@@ -477,7 +504,7 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 		if verdict == verdictOK {
 			st = ps.next
 		}
-		ps.keep(at, h, fp, verdict, ei, ps.vals32, st)
+		ps.keep(i, h, fp, at, verdict, ei, ps.vals32, st)
 		return nil
 	}
 	ps.values = ps.values[:0]
@@ -486,7 +513,7 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 	}
 	ps.sentNow.put(h, 0)
 	ps.sent.add(h, level)
-	ps.out[to] = appendWireState(ps.out[to], fp, verdict, ei, ps.values, ps.blobs(ps.next))
+	ps.out[to] = appendWireState(ps.out[to], fp, at, verdict, ei, ps.values, ps.blobs(ps.next))
 	ps.outN[to]++
 	if ps.outN[to] >= batchStates || len(ps.out[to]) >= batchBytes {
 		return ps.flush(level, to)

@@ -194,8 +194,8 @@ func TestPartitionedSameAsSequential(t *testing.T) {
 						t.Fatalf("%d partitions: %d violations, want 1", n, len(got.Violations))
 					}
 					g, w := got.Violations[0], want.Violations[0]
-					if len(g.Steps) != len(w.Steps) || g.Violation.Kind != w.Violation.Kind {
-						t.Errorf("%d partitions: a %d-step %s, sequential a %d-step %s", n, len(g.Steps), g.Violation.Kind, len(w.Steps), w.Violation.Kind)
+					if gs, ws := stepsOf(g), stepsOf(w); gs != ws || g.Violation.Kind != w.Violation.Kind || g.Violation.Message != w.Violation.Message {
+						t.Errorf("%d partitions: %s %q after\n%s\nsequential: %s %q after\n%s", n, g.Violation.Kind, g.Violation.Message, gs, w.Violation.Kind, w.Violation.Message, ws)
 					}
 				}
 				// The same result, violation and trace included, for any number of partitions.
@@ -208,6 +208,20 @@ func TestPartitionedSameAsSequential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stepsOf is a trace's steps, one a line: the process, the event, the Choose values and the
+// state's hash.
+func stepsOf(t *Trace) string {
+	var b strings.Builder
+	for _, s := range t.Steps {
+		fmt.Fprintf(&b, "%s.%s", s.Proc, s.Event)
+		for _, c := range s.Choices {
+			fmt.Fprintf(&b, " %d/%d", c.Value, c.N)
+		}
+		fmt.Fprintf(&b, " %v\n", s.Hash)
+	}
+	return b.String()
 }
 
 // withoutShares is r without the per-partition figures, which differ with the number of
@@ -258,7 +272,7 @@ func TestOwnerSpreads(t *testing.T) {
 // FuzzDecodeBatch: the decoder of what partitions send each other never panics, and what it
 // decodes encodes back to the same bytes.
 func FuzzDecodeBatch(f *testing.F) {
-	f.Add(appendWireState(nil, 7, verdictCut, 1, []int{0, 2}, [][]byte{[]byte("a"), nil}), 2, 3)
+	f.Add(appendWireState(nil, 7, place{3<<32 | 1, 4}, verdictCut, 1, []int{0, 2}, [][]byte{[]byte("a"), nil}), 2, 3)
 	f.Add([]byte{wireVersion}, 1, 1)
 	f.Add([]byte{}, 0, 0)
 	f.Fuzz(func(t *testing.T, b []byte, k, events int) {
@@ -268,7 +282,7 @@ func FuzzDecodeBatch(f *testing.F) {
 		}
 		var again []byte
 		for _, ws := range got {
-			again = appendWireState(again, ws.parent, ws.verdict, ws.event, ws.values, ws.comps)
+			again = appendWireState(again, ws.parent, ws.at, ws.verdict, ws.event, ws.values, ws.comps)
 		}
 		if len(got) == 0 {
 			again = []byte{wireVersion}
@@ -466,25 +480,26 @@ func peakRSS() int64 {
 func TestArrivalsKeepLeastLink(t *testing.T) {
 	var a arrivals
 	defer a.free()
-	a.add(1, 42, 9, verdictOK, false, 2, []int32{1}, State{7})
+	a.add(1, 42, 9, place{5, 3}, verdictOK, false, 2, []int32{1}, State{7})
 	for _, l := range []struct {
 		parent uint64
+		at     place
 		event  int
 		values []int32
 	}{
-		{9, 2, []int32{1, 0}}, // greater: longer with the same start
-		{9, 1, []int32{3, 3}}, // less: an earlier event, more values
-		{10, 0, nil},          // greater: a greater parent
-		{9, 1, []int32{3}},    // less: a prefix, fewer values
+		{9, place{5, 4}, 2, []int32{1, 0}}, // later: a later run of the same state
+		{8, place{5, 1}, 1, []int32{3, 3}}, // earlier: an earlier run, more values
+		{10, place{6, 0}, 0, nil},          // later: a later state
+		{7, place{5, 0}, 1, []int32{3}},    // earlier: the first run, fewer values
 	} {
-		a.relink(0, l.parent, l.event, l.values)
+		a.relink(0, l.parent, l.at, l.event, l.values)
 	}
-	if a.parent[0] != 9 || a.event[0] != 1 || fmt.Sprint(a.values(0)) != "[3]" {
-		t.Errorf("link (%d, %d, %v), want (9, 1, [3])", a.parent[0], a.event[0], a.values(0))
+	if a.parent[0] != 7 || a.at[0] != (place{5, 0}) || a.event[0] != 1 || fmt.Sprint(a.values(0)) != "[3]" {
+		t.Errorf("link (%d, %v, %d, %v), want (7, {5 0}, 1, [3])", a.parent[0], a.at[0], a.event[0], a.values(0))
 	}
 	fp := func(i int) uint64 { return uint64(i)*0x9E3779B97F4A7C15 + 100 }
 	for i := range 10000 {
-		a.add(1, fp(i), 0, verdictOK, true, 0, nil, State{1})
+		a.add(1, fp(i), 0, place{}, verdictOK, true, 0, nil, State{1})
 	}
 	if i, ok := a.index.get(42); !ok || i != 0 || a.len() != 10001 {
 		t.Errorf("after growing, fingerprint 42 is at %d (%v) of %d", i, ok, a.len())
