@@ -141,7 +141,9 @@ type partSearch struct {
 	// those of the level being admitted, and levelKeys those other partitions expand in the
 	// level (every partition's keys rank the next level's parents).
 	keys, nextKeys, levelKeys []uint64
-	vals32                    []int32
+	// marks are the level's expansion figures every markEvery states (partitionstop.go).
+	marks  []mark
+	vals32 []int32
 
 	enabled, prefix []int
 	values          []int
@@ -241,6 +243,7 @@ func (ps *partSearch) run() (*Result, error) {
 		next.reset()
 		ps.keys, ps.nextKeys = ps.nextKeys, ps.keys[:0]
 		ps.sentNow.reset()
+		ps.marks = ps.marks[:0]
 		if ps.opts.MaxDepth == 0 || level < ps.opts.MaxDepth {
 			if err := ps.expandLevel(level, cur); err != nil {
 				return nil, err
@@ -286,7 +289,39 @@ func (ps *partSearch) run() (*Result, error) {
 			ps.opts.Progress(Progress{States: res.States, Transitions: res.Transitions, Depth: level, Frontier: int(frontier), Partitions: statesOf(figures)})
 		}
 		if best != nil {
-			t, err := ps.rebuild(level+1, best)
+			// The sequential search stopped at the violation: count what it counted (partitionstop.go).
+			for q, r := range reports {
+				res.Transitions -= r.Transitions
+				res.Expanded -= r.Expanded
+				figures[q].Transitions -= r.Transitions
+				for i, k := range r.Runs {
+					runs[i] -= k
+				}
+			}
+			share, err := ps.stopShare(level, best, counts, cur)
+			if err != nil {
+				return nil, err
+			}
+			ps.rep = *share
+			shares, err := ps.barrier(level + 1)
+			if err != nil {
+				return nil, err
+			}
+			for q, r := range shares {
+				res.States += r.Admitted
+				res.Cut += r.Cut
+				res.Transitions += r.Transitions
+				res.Expanded += r.Expanded
+				figures[q].States += r.Admitted
+				figures[q].Transitions += r.Transitions
+				for i, k := range r.Runs {
+					runs[i] += k
+				}
+				if r.Admitted > 0 {
+					res.Depth = level + 1
+				}
+			}
+			t, err := ps.rebuild(level+2, best)
 			if err != nil {
 				return nil, err
 			}
@@ -386,6 +421,9 @@ func (ps *partSearch) expandLevel(level int, cur *level) error {
 		if err != nil {
 			return err
 		}
+		if i%markEvery == 0 {
+			ps.mark()
+		}
 		if err := ps.expand(level, st, ps.keys[i]); err != nil {
 			return err
 		}
@@ -395,6 +433,7 @@ func (ps *partSearch) expandLevel(level int, cur *level) error {
 			}
 		}
 	}
+	ps.mark()
 	for to := range ps.out {
 		if err := ps.flush(level, to); err != nil {
 			return err
