@@ -18,15 +18,16 @@ import (
 //
 //  1. Admit (arrivals.go): the previous level's successors this partition owns (its own and
 //     those other partitions sent it, merged as they arrived) are held once per fingerprint, with
-//     the least (parent's fingerprint, step) of their arrivals as the parent link; admit them in
-//     fingerprint order. A new state joins the level unless its verdict says it violates or is
-//     cut. The order of admission is the sort's, never the order of arrival, so every figure and
-//     the violation chosen are the same every run and for any n. Then the partition writes its
-//     checkpoint (checkpoint.go).
-//  2. Expand: every state of the level, as the sequential search expands one (restore, enabling
+//     the arrival the sequential search meets first as the parent link; admit them in the
+//     sequential search's order, each with its key (arrivals.go: place). A new state joins the
+//     level unless its verdict says it violates or is cut. The order of admission is the sort's,
+//     never the order of arrival, so every figure and the violation chosen are the same every
+//     run and for any n. Then the partition writes its checkpoint (checkpoint.go).
+//  2. Expand: first send the other partitions the level's keys; then every state of the level, in
+//     order, as the sequential search expands one (restore, enabling
 //     conditions, handlers with every Choose combination, capture, hash, step invariants, then
 //     invariants, constraints and bounds on what the handler left: the verdict), and every
-//     successor goes to its owner with the parent's fingerprint, the step and the verdict: kept
+//     successor goes to its owner with the parent's fingerprint, its place, the step and the verdict: kept
 //     in the process when it is this partition's, else in batches (partitionwire.go). A
 //     successor generated before in the level is dropped at once (arrivals.go says why its
 //     first occurrence has the least link), and batches that arrived are merged as it goes.
@@ -39,7 +40,8 @@ import (
 // per-destination batch counts; the next admission ends when every partition has received all
 // the batches addressed to it. Every partition sees every report, so each takes the same
 // decision after the barrier: stop when some partition found a violation (the chosen one is the
-// least by trace length, then fingerprint and step: the same for any n), when the states
+// first the sequential search meets, and the figures what it counted then: partitionstop.go),
+// when the states
 // admitted reach MaxStates, at MaxDepth, or when no partition had a state to expand (then no
 // batch was sent: nothing is in flight, and the search is complete). Nothing else can be in
 // flight, since every batch of a level is counted in a report and received before the next

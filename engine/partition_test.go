@@ -300,8 +300,8 @@ func FuzzDecodeBatch(f *testing.F) {
 }
 
 // TestPartitionedSpecBugLoop: two partitions find the thesis's AODV specification bug, a routing
-// loop, with a trace as short as the single-process breadth-first search's (16 steps:
-// examples/aodv's TestSpecBugShortestLoop).
+// loop, the single-process breadth-first search's (16 steps: examples/aodv's
+// TestSpecBugShortestLoop), with its figures at the violation.
 func TestPartitionedSpecBugLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about a minute: run without -short")
@@ -319,6 +319,11 @@ func TestPartitionedSpecBugLoop(t *testing.T) {
 	v := r.Violations[0]
 	if len(v.Steps) != 16 || !strings.Contains(v.Violation.Message, "routing loop") {
 		t.Errorf("a %d-step trace to %s %q; want a 16-step routing loop", len(v.Steps), v.Violation.Kind, v.Violation.Message)
+	}
+	// The single-process check's (cmcdap check -workers 1 -model AODVSpecBug ./examples/aodv).
+	if r.States != 2168369 || r.Transitions != 5176311 || !strings.HasSuffix(v.Violation.Message, "A -> B -> A") {
+		t.Errorf("%d states, %d transitions, %q after\n%s\nwant one process's 2168369 states, 5176311 transitions and loop A -> B -> A",
+			r.States, r.Transitions, v.Violation.Message, stepsOf(v))
 	}
 }
 
