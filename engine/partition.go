@@ -292,36 +292,8 @@ func (ps *partSearch) run() (*Result, error) {
 		}
 		if best != nil {
 			// The sequential search stopped at the violation: count what it counted (partitionstop.go).
-			for q, r := range reports {
-				res.Transitions -= r.Transitions
-				res.Expanded -= r.Expanded
-				figures[q].Transitions -= r.Transitions
-				for i, k := range r.Runs {
-					runs[i] -= k
-				}
-			}
-			share, err := ps.stopShare(level, best, counts, cur)
-			if err != nil {
+			if err := ps.countToViolation(level, best, reports, counts, cur); err != nil {
 				return nil, err
-			}
-			ps.rep = *share
-			shares, err := ps.barrier(level + 1)
-			if err != nil {
-				return nil, err
-			}
-			for q, r := range shares {
-				res.States += r.Admitted
-				res.Cut += r.Cut
-				res.Transitions += r.Transitions
-				res.Expanded += r.Expanded
-				figures[q].States += r.Admitted
-				figures[q].Transitions += r.Transitions
-				for i, k := range r.Runs {
-					runs[i] += k
-				}
-				if r.Admitted > 0 {
-					res.Depth = level + 1
-				}
 			}
 			t, err := ps.rebuild(level+2, best)
 			if err != nil {

@@ -32,6 +32,44 @@ func (ps *partSearch) mark() {
 	ps.marks = append(ps.marks, mark{ps.rep.Transitions, ps.rep.Expanded, slices.Clone(ps.rep.Runs)})
 }
 
+// countToViolation replaces the figures of the level-th expansion, summed from reports, by the
+// sequential search's up to violation v, and adds the next level's new states it had met.
+func (ps *partSearch) countToViolation(level int, v *candidate, reports []*partReport, counts []int, cur *level) error {
+	res := ps.res
+	for q, r := range reports {
+		res.Transitions -= r.Transitions
+		res.Expanded -= r.Expanded
+		ps.figures[q].Transitions -= r.Transitions
+		for i, k := range r.Runs {
+			ps.runs[i] -= k
+		}
+	}
+	share, err := ps.stopShare(level, v, counts, cur)
+	if err != nil {
+		return err
+	}
+	ps.rep = *share
+	shares, err := ps.barrier(level + 1)
+	if err != nil {
+		return err
+	}
+	for q, r := range shares {
+		res.States += r.Admitted
+		res.Cut += r.Cut
+		res.Transitions += r.Transitions
+		res.Expanded += r.Expanded
+		ps.figures[q].States += r.Admitted
+		ps.figures[q].Transitions += r.Transitions
+		for i, k := range r.Runs {
+			ps.runs[i] += k
+		}
+		if r.Admitted > 0 {
+			res.Depth = level + 1
+		}
+	}
+	return nil
+}
+
 // stopShare is this partition's share of the figures of the level-th expansion up to violation v,
 // and of the next level's new states up to it, as a report; counts are the level's batch counts.
 func (ps *partSearch) stopShare(level int, v *candidate, counts []int, cur *level) (*partReport, error) {
