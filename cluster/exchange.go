@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -32,13 +34,17 @@ import (
 // needs no bucket to be made and deleted.
 type Exchange struct {
 	js     jetstream.JetStream
+	st     jetstream.Stream
 	run    string
 	me, n  int
 	stream string
 
 	mu      sync.Mutex
-	changed chan struct{} // closed when a message arrives
-	batches map[batchKey][]byte
+	changed chan struct{}         // closed when a message arrives
+	batches map[batchKey][]byte   // arrived, not yet handed to Receive's take
+	handed  map[batchKey]struct{} // handed, of levels not done
+	handedN map[[2]int]int        // (level, from) -> batches handed
+	lastSeq map[int]uint64        // level -> the stream sequence of its last batch on this subject
 	reports map[reportKey][]byte
 	doneL   int // levels before this one are received: their batches are dropped
 	doneR   int // rounds before this one are over
@@ -73,7 +79,7 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 		return nil, err
 	}
 	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
-		batches: map[batchKey][]byte{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
+		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
 	if err := x.makeStream(ctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
@@ -106,7 +112,7 @@ func (x *Exchange) makeStream(ctx context.Context) error {
 	}
 	var err error
 	for attempt := range 10 {
-		if _, err = x.js.Stream(ctx, x.stream); err == nil {
+		if x.st, err = x.js.Stream(ctx, x.stream); err == nil {
 			return nil
 		}
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -137,11 +143,40 @@ func (x *Exchange) Resume(level int) {
 			delete(x.batches, k)
 		}
 	}
+	for k := range x.handed {
+		if k.level < level {
+			delete(x.handed, k)
+		}
+	}
 	for k := range x.reports {
 		if k.round < level {
 			delete(x.reports, k)
 		}
 	}
+}
+
+// Forget removes from the stream the batches the levels before level sent this partition
+// (engine.Forgetter): every partition has a checkpoint at level or later, so none will read them
+// again, and the NATS server need not keep them. A level's batches are all stored before any of
+// the next level's is sent (Barrier waits for them), so they are the subject's messages up to
+// the last one of level-1.
+func (x *Exchange) Forget(ctx context.Context, level int) error {
+	x.mu.Lock()
+	var seq uint64
+	for l, s := range x.lastSeq {
+		if l < level {
+			seq = max(seq, s)
+			delete(x.lastSeq, l)
+		}
+	}
+	x.mu.Unlock()
+	if seq == 0 {
+		return nil
+	}
+	if err := x.st.Purge(ctx, jetstream.WithPurgeSubject(x.subject(x.me)), jetstream.WithPurgeSequence(seq+1)); err != nil {
+		return fmt.Errorf("purge %s up to sequence %d: %w", x.subject(x.me), seq, err)
+	}
+	return nil
 }
 
 // Close stops reading; the stream stays (DeleteRun removes it).
@@ -225,28 +260,61 @@ func (x *Exchange) Barrier(ctx context.Context, round int, report []byte) ([][]b
 	return out, err
 }
 
-// Receive waits for the batches counts says were sent to this partition at level.
-func (x *Exchange) Receive(ctx context.Context, level int, counts []int) ([][]byte, error) {
-	var out [][]byte
-	err := x.wait(ctx, func() (bool, string) {
-		for q, c := range counts {
-			for s := range c {
-				if _, ok := x.batches[batchKey{level, q, s}]; !ok {
-					return false, fmt.Sprintf("batch %d of %d from partition %d at level %d", s+1, c, q, level)
+// Receive hands take the batches of level that have arrived and not been handed before, by sender
+// and number; with counts, it waits until it has handed as many as counts says were sent to this
+// partition at level. A batch handed over is no longer held here.
+func (x *Exchange) Receive(ctx context.Context, level int, counts []int, take func([]byte) error) error {
+	for {
+		var ready []batchKey
+		var data [][]byte
+		done := false
+		err := x.wait(ctx, func() (bool, string) {
+			for k := range x.batches {
+				if k.level == level {
+					ready = append(ready, k)
 				}
 			}
-		}
-		for q, c := range counts {
-			for s := range c {
-				k := batchKey{level, q, s}
-				out = append(out, x.batches[k])
+			slices.SortFunc(ready, func(a, b batchKey) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.seq, b.seq)) })
+			for _, k := range ready {
+				data = append(data, x.batches[k])
 				delete(x.batches, k)
+				x.handed[k] = struct{}{}
+				x.handedN[[2]int{level, k.from}]++
+			}
+			what := ""
+			for q, c := range counts {
+				if n := x.handedN[[2]int{level, q}]; n < c {
+					what = fmt.Sprintf("batch %d of %d from partition %d at level %d", n+1, c, q, level)
+					break
+				}
+			}
+			if done = counts != nil && what == ""; done {
+				x.doneL = level + 1
+				for k := range x.handed {
+					if k.level <= level {
+						delete(x.handed, k)
+					}
+				}
+				for k := range x.handedN {
+					if k[0] <= level {
+						delete(x.handedN, k)
+					}
+				}
+			}
+			return counts == nil || done || len(data) > 0, what
+		})
+		if err != nil {
+			return err
+		}
+		for _, b := range data {
+			if err := take(b); err != nil {
+				return err
 			}
 		}
-		x.doneL = level + 1
-		return true, ""
-	})
-	return out, err
+		if counts == nil || done {
+			return nil
+		}
+	}
 }
 
 // acked waits until JetStream has stored every batch published.
@@ -310,7 +378,11 @@ func (x *Exchange) arrived(m jetstream.Msg) {
 			x.fail(fmt.Errorf("a batch on %s has bad headers (another run with the same id?)", m.Subject()))
 		case lv < x.doneL:
 		default:
-			if _, dup := x.batches[k]; !dup {
+			if md, err := m.Metadata(); err == nil {
+				x.lastSeq[lv] = max(x.lastSeq[lv], md.Sequence.Stream)
+			}
+			_, dup := x.batches[k]
+			if _, handed := x.handed[k]; !dup && !handed {
 				x.batches[k] = m.Data()
 			}
 		}

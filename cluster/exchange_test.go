@@ -1,14 +1,19 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/engine"
@@ -129,7 +134,7 @@ func TestExchangeDropsResentBatches(t *testing.T) {
 	if fmt.Sprintf("%q", reports) != `["report of 0" "report of 1"]` {
 		t.Errorf("reports %q", reports)
 	}
-	got, err := recv.Receive(ctx, 0, []int{2, 0})
+	got, err := receive(ctx, recv, 0, []int{2, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +214,7 @@ func TestExchangeManyBatches(t *testing.T) {
 	if _, err := recv.Barrier(ctx, 0, []byte("1")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := recv.Receive(ctx, 0, []int{n, 0})
+	got, err := receive(ctx, recv, 0, []int{n, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +223,110 @@ func TestExchangeManyBatches(t *testing.T) {
 			t.Fatalf("batch %d is %q", i, g)
 		}
 	}
+}
+
+// receive collects what Receive hands over.
+func receive(ctx context.Context, x *Exchange, level int, counts []int) ([][]byte, error) {
+	var got [][]byte
+	err := x.Receive(ctx, level, counts, func(b []byte) error {
+		got = append(got, b)
+		return nil
+	})
+	return got, err
+}
+
+// TestStreamForgetsCheckpointedLevels: when every partition keeps checkpoints, the run's stream
+// drops the batches of the levels every partition has a checkpoint past, so the NATS server does
+// not hold every batch of the run; without checkpoints it keeps them all (a partition started
+// again would go back to level 0).
+func TestStreamForgetsCheckpointedLevels(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	for _, checkpoints := range []bool{false, true} {
+		run := fmt.Sprintf("forget%v", checkpoints)
+		const n = 2
+		res := make([]*engine.Result, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for p := range n {
+			x, err := NewExchange(ctx, connect(t, b), run, p, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := engine.Partition{Index: p, Count: n, Exchange: x, InProcess: true}
+			if checkpoints {
+				part.Checkpoints = &memCheckpoints{}
+			}
+			wg.Go(func() {
+				defer x.Close()
+				res[p], errs[p] = engine.CheckPartition(ctx, twophase.New(4), engine.Options{}, part)
+			})
+		}
+		wg.Wait()
+		for p, err := range errs {
+			if err != nil {
+				t.Fatalf("partition %d: %v", p, err)
+			}
+		}
+		levels := batchLevels(t, connect(t, b), run)
+		if !checkpoints && (len(levels) == 0 || levels[0] != 0) {
+			t.Errorf("without checkpoints the stream holds batches of levels %v; want every level from 0", levels)
+		}
+		// The last level sent nothing new, and every partition has a checkpoint of it: none is left.
+		if checkpoints && len(levels) > 0 {
+			t.Errorf("with checkpoints the stream holds batches of levels %v after the run; want none", levels)
+		}
+	}
+}
+
+// batchLevels returns the levels of the batches the run's stream holds, in stream order.
+func batchLevels(t *testing.T, nc *nats.Conn, run string) []int {
+	t.Helper()
+	ctx := context.Background()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctx, "CMC_"+run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels []int
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // purged
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := m.Header.Get("Cmc-Level"); l != "" {
+			n, _ := strconv.Atoi(l)
+			levels = append(levels, n)
+		}
+	}
+	return levels
+}
+
+// memCheckpoints keep a checkpoint in memory.
+type memCheckpoints struct{ data []byte }
+
+func (c *memCheckpoints) Save(write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	c.data = b.Bytes()
+	return nil
+}
+
+func (c *memCheckpoints) Load() (io.ReadCloser, error) {
+	if c.data == nil {
+		return nil, nil
+	}
+	return io.NopCloser(bytes.NewReader(c.data)), nil
 }

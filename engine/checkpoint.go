@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,7 @@ import (
 // It holds the figures summed so far, the level's report as admission left it, the visited set,
 // the parent links, what the partition sent at earlier levels (sentCache: it decides what is sent
 // again, and what is sent again must be what was sent before), and the level's states as their
-// components' canonical encodings (ids are this process's). It is written whole every level; the
+// components' canonical encodings (ids are this process's), then their keys. It is written whole every level; the
 // cost grows with the partition's states (see docs/cluster.md).
 
 // Checkpoints keep one partition's checkpoint.
@@ -36,7 +37,14 @@ type Resumer interface {
 	Resume(level int)
 }
 
-const checkpointMagic = "cmc-partition-checkpoint-1"
+// A Forgetter is an Exchange that can drop what the levels before level sent this partition,
+// once every partition has a checkpoint at level or later: no partition started again goes back
+// before it (without checkpoints, one would start from level 0 and need them all).
+type Forgetter interface {
+	Forget(ctx context.Context, level int) error
+}
+
+const checkpointMagic = "cmc-partition-checkpoint-2"
 
 // checkpointHead is the checkpoint's JSON part.
 type checkpointHead struct {
@@ -70,13 +78,16 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 			return err
 		}
 		bw.WriteString(checkpointMagic)
-		put := func(v uint64) { bw.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+		var word [8]byte
+		put := func(v uint64) {
+			binary.LittleEndian.PutUint64(word[:], v)
+			bw.Write(word[:])
+		}
 		put(uint64(len(hb)))
 		bw.Write(hb)
 		put(uint64(len(ps.v.table)))
 		bw.Write(asBytes(ps.v.table))
-		for i := range ps.links.len() {
-			l := ps.links.at(i)
+		err = ps.links.each(func(l partLink) {
 			put(l.fp)
 			put(l.parent)
 			put(uint64(uint32(l.event)) | uint64(l.n)<<32)
@@ -85,9 +96,12 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 				root = 1
 			}
 			put(uint64(l.off) | root<<32)
+		})
+		if err != nil {
+			return err
 		}
-		for i := range ps.vals.len() {
-			put(uint64(uint32(ps.vals.at(i))))
+		if err := ps.vals.each(func(v int32) { put(uint64(uint32(v))) }); err != nil {
+			return err
 		}
 		for _, e := range ps.sent {
 			put(e.h)
@@ -105,6 +119,9 @@ func (ps *partSearch) checkpoint(level int, cur *level) error {
 				bw.Write(lb)
 				bw.Write(b)
 			}
+		}
+		for _, k := range ps.nextKeys {
+			put(k)
 		}
 		return bw.Flush()
 	})
@@ -215,6 +232,12 @@ func (ps *partSearch) readCheckpoint(br *bufio.Reader, cur *level) (int, error) 
 			st[c] = ps.mc.pool.intern(b)
 		}
 		cur.push(0, h.Level, st)
+	}
+	for range h.Frontier {
+		ps.nextKeys = append(ps.nextKeys, get())
+	}
+	if rerr != nil {
+		return 0, rerr
 	}
 	return h.Level, nil
 }

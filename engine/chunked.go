@@ -85,6 +85,27 @@ func (c *chunked[T]) at(i int) T {
 
 func (c *chunked[T]) len() int { return c.n }
 
+// each calls f with every entry in order, reading a chunk in the file with one read (at reads
+// one entry a call: for a few entries along one path).
+func (c *chunked[T]) each(f func(T)) error {
+	var buf []T
+	for k, ch := range c.chunks {
+		if ch == nil {
+			if buf == nil {
+				buf = make([]T, chunkLen)
+			}
+			if _, err := c.file.ReadAt(asBytes(buf), int64(k)*chunkLen*int64(c.size())); err != nil {
+				return fmt.Errorf("reading the search's trail back from %s: %w", c.file.Name(), err)
+			}
+			ch = buf
+		}
+		for _, v := range ch {
+			f(v)
+		}
+	}
+	return nil
+}
+
 // free releases the chunks and the file; the list must not be used afterwards.
 func (c *chunked[T]) free() {
 	for i := 1; i < len(c.chunks); i++ {

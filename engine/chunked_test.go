@@ -47,6 +47,16 @@ func TestChunked(t *testing.T) {
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
+	i := 0
+	err := c.each(func(got trailEntry) {
+		if want := (trailEntry{parent: int32(i), event: int32(i % 7), off: uint32(3 * i), n: 2}); got != want && !t.Failed() {
+			t.Errorf("each: entry %d is %+v, want %+v", i, got, want)
+		}
+		i++
+	})
+	if err != nil || i != n {
+		t.Errorf("each: %d entries, %v; want %d", i, err, n)
+	}
 	f := c.file
 	if _, err := os.Stat(f.Name()); runtime.GOOS != "windows" && !os.IsNotExist(err) {
 		t.Errorf("the trail file %s has a name: a killed search would leave it behind (%v)", f.Name(), err)

@@ -16,17 +16,21 @@ import (
 // 64-bit hash the visited set keeps) has Owner(h, n) == p: it keeps their visited set, their
 // parent links and the part of each level made of them. The search goes level by level:
 //
-//  1. Admit (arrivals.go): take the successors the previous level sent this partition (its own
-//     included), in fingerprint order, and admit each fingerprint not in the visited set, with
-//     the least (parent's fingerprint, step) of its arrivals as its parent link. A new state
-//     joins the level unless its verdict says it violates or is cut. The order of admission is
-//     the sort's, never the order of arrival, so every figure and the violation chosen are the
-//     same every run and for any n. Then the partition writes its checkpoint (checkpoint.go).
-//  2. Expand: every state of the level, as the sequential search expands one (restore, enabling
+//  1. Admit (arrivals.go): the previous level's successors this partition owns (its own and
+//     those other partitions sent it, merged as they arrived) are held once per fingerprint, with
+//     the arrival the sequential search meets first as the parent link; admit them in the
+//     sequential search's order, each with its key (arrivals.go: place). A new state joins the
+//     level unless its verdict says it violates or is cut. The order of admission is the sort's,
+//     never the order of arrival, so every figure and the violation chosen are the same every
+//     run and for any n. Then the partition writes its checkpoint (checkpoint.go).
+//  2. Expand: first send the other partitions the level's keys; then every state of the level, in
+//     order, as the sequential search expands one (restore, enabling
 //     conditions, handlers with every Choose combination, capture, hash, step invariants, then
 //     invariants, constraints and bounds on what the handler left: the verdict), and every
-//     successor goes to its owner with the parent's fingerprint, the step and the verdict: kept
-//     in the process when it is this partition's, else in batches (partitionwire.go).
+//     successor goes to its owner with the parent's fingerprint, its place, the step and the verdict: kept
+//     in the process when it is this partition's, else in batches (partitionwire.go). A
+//     successor generated before in the level is dropped at once (arrivals.go says why its
+//     first occurrence has the least link), and batches that arrived are merged as it goes.
 //  3. Barrier: the partition reports the level (partReport: how many batches it sent each
 //     partition, what it admitted and expanded, its first violation) and waits for every
 //     partition's report of the level. The next level's admission receives exactly the batches
@@ -36,7 +40,8 @@ import (
 // per-destination batch counts; the next admission ends when every partition has received all
 // the batches addressed to it. Every partition sees every report, so each takes the same
 // decision after the barrier: stop when some partition found a violation (the chosen one is the
-// least by trace length, then fingerprint and step: the same for any n), when the states
+// first the sequential search meets, and the figures what it counted then: partitionstop.go),
+// when the states
 // admitted reach MaxStates, at MaxDepth, or when no partition had a state to expand (then no
 // batch was sent: nothing is in flight, and the search is complete). Nothing else can be in
 // flight, since every batch of a level is counted in a report and received before the next
@@ -59,9 +64,11 @@ type Exchange interface {
 	// Barrier publishes this partition's report of a round and returns every partition's report
 	// of that round, indexed by partition, once all have reported.
 	Barrier(ctx context.Context, round int, report []byte) ([][]byte, error)
-	// Receive returns the batches addressed to this partition at level, counts[q] of them from
-	// partition q, ordered by sender and then in the order it sent them.
-	Receive(ctx context.Context, level int, counts []int) ([][]byte, error)
+	// Receive hands take the batches addressed to this partition at level, each once over all of
+	// the level's calls, in any order. With counts nil it hands those that have arrived and
+	// returns at once (a partition merges them while it expands the level); with counts it waits
+	// until it has handed counts[q] batches from each partition q.
+	Receive(ctx context.Context, level int, counts []int, take func(batch []byte) error) error
 }
 
 // A Partition says which part of a partitioned search a process does.
@@ -92,10 +99,14 @@ type PartitionFigures struct {
 // still spreads its states evenly.
 func Owner(h uint64, n int) int { return int((h >> 32) * uint64(n) >> 32) }
 
-// Batch limits: a batch is sent when it holds batchStates successors or batchBytes bytes.
+// Batch limits: a batch is sent when it holds batchStates successors or batchBytes bytes. While
+// a level is expanded, the batches that have arrived are merged every drainEvery states.
 const (
 	batchStates = 256
 	batchBytes  = 64 << 10
+	drainEvery  = 64
+	// keysPerBatch bounds a keys batch (at most 10 bytes a key).
+	keysPerBatch = 8192
 )
 
 type partSearch struct {
@@ -119,13 +130,22 @@ type partSearch struct {
 	res     *Result
 	figures []PartitionFigures
 	runs    []int64
-	// local holds the successors this partition found for itself: they never leave the
-	// process, and keep their component ids (arrivals.go).
+	// local holds the states new at the next level that this partition owns, each once: those
+	// it found (they never leave the process, and keep their component ids) and those other
+	// partitions sent it (arrivals.go).
 	local arrivals
 	// sent remembers successors sent to other partitions at earlier levels: their owner has
-	// them, so they need not be sent again (arrivals.go).
-	sent *sentCache
-	in   []wireState // scratch for decoding batches
+	// them, so they need not be sent again; sentNow those sent at this level (arrivals.go).
+	sent    *sentCache
+	sentNow fpIndex
+	in      []wireState // scratch for decoding batches
+	// keys are the keys of the level being expanded, in its order (arrivals.go: place), nextKeys
+	// those of the level being admitted, and levelKeys those other partitions expand in the
+	// level (every partition's keys rank the next level's parents).
+	keys, nextKeys, levelKeys []uint64
+	// marks are the level's expansion figures every markEvery states (partitionstop.go).
+	marks  []mark
+	vals32 []int32
 
 	enabled, prefix []int
 	values          []int
@@ -168,7 +188,7 @@ func CheckPartition(ctx context.Context, m *cmc.Model, opts Options, part Partit
 	ps := &partSearch{ctx: ctx, mc: mc, opts: opts, part: part, init: init, k: len(init),
 		v: newVisited(false), out: make([][]byte, n), outN: make([]int, n), sent: new(sentCache)}
 	ps.rep.Batches = make([]int, n)
-	defer func() { ps.v.free(); ps.links.free(); ps.vals.free() }()
+	defer func() { ps.v.free(); ps.links.free(); ps.vals.free(); ps.local.free(); ps.sentNow.free() }()
 	return ps.run()
 }
 
@@ -204,9 +224,9 @@ func (ps *partSearch) run() (*Result, error) {
 	if h0 := mc.Hash(ps.init); start < 0 && Owner(h0, n) == me {
 		verdict, v := ps.judge()
 		if v != nil {
-			ps.found(&candidate{Length: 0, State: h0, Violation: v})
+			ps.found(&candidate{Length: 0, State: h0, Run: runInitial, Violation: v})
 		}
-		ps.local.add(h0, 0, verdict, 0, nil, ps.init)
+		ps.local.add(ps.k, h0, 0, place{}, verdict, true, 0, nil, ps.init)
 	}
 	counts := make([]int, n)
 	for level := max(start, 0); ; level++ {
@@ -216,12 +236,16 @@ func (ps *partSearch) run() (*Result, error) {
 				return nil, err
 			}
 			ps.rep.Frontier = int64(next.len())
+			ps.rep.Checkpoint = ps.part.Checkpoints != nil
 			if err := ps.checkpoint(level, next); err != nil {
 				return nil, err
 			}
 		}
 		cur, next = next, cur
 		next.reset()
+		ps.keys, ps.nextKeys = ps.nextKeys, ps.keys[:0]
+		ps.sentNow.reset()
+		ps.marks = ps.marks[:0]
 		if ps.opts.MaxDepth == 0 || level < ps.opts.MaxDepth {
 			if err := ps.expandLevel(level, cur); err != nil {
 				return nil, err
@@ -236,7 +260,9 @@ func (ps *partSearch) run() (*Result, error) {
 		clear(counts)
 		var frontier int64
 		var best *candidate
+		checkpointed := true
 		for q, r := range reports {
+			checkpointed = checkpointed && r.Checkpoint
 			counts[q] = r.Batches[me]
 			res.States += r.Admitted
 			res.Transitions += r.Transitions
@@ -256,11 +282,20 @@ func (ps *partSearch) run() (*Result, error) {
 				best = r.Violation
 			}
 		}
+		if f, ok := ps.part.Exchange.(Forgetter); ok && checkpointed {
+			if err := f.Forget(ps.ctx, level); err != nil {
+				return nil, fmt.Errorf("drop the batches of the levels before %d: %w", level, err)
+			}
+		}
 		if ps.opts.Progress != nil {
 			ps.opts.Progress(Progress{States: res.States, Transitions: res.Transitions, Depth: level, Frontier: int(frontier), Partitions: statesOf(figures)})
 		}
 		if best != nil {
-			t, err := ps.rebuild(level+1, best)
+			// The sequential search stopped at the violation: count what it counted (partitionstop.go).
+			if err := ps.countToViolation(level, best, reports, counts, cur); err != nil {
+				return nil, err
+			}
+			t, err := ps.rebuild(level+2, best)
 			if err != nil {
 				return nil, err
 			}
@@ -321,8 +356,9 @@ func (ps *partSearch) found(c *candidate) {
 	}
 }
 
-// candidateLess orders violations: a shorter trace first, then by where (fingerprint, step) and
-// what, none of which depends on the number of partitions.
+// candidateLess orders violations as the sequential search meets them: by the key of the state
+// expanded and the place among its runs (all of a round's are met while expanding one level), then
+// by what, none of which depends on the number of partitions.
 func candidateLess(a, b *candidate) bool {
 	step := func(s *wireStep) (int, []int) {
 		if s == nil {
@@ -332,21 +368,46 @@ func candidateLess(a, b *candidate) bool {
 	}
 	ae, av := step(a.Step)
 	be, bv := step(b.Step)
-	return cmp.Or(cmp.Compare(a.Length, b.Length), cmp.Compare(a.State, b.State), cmp.Compare(ae, be),
+	return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Run, b.Run), cmp.Compare(a.Length, b.Length), cmp.Compare(a.State, b.State), cmp.Compare(ae, be),
 		slices.Compare(av, bv), cmp.Compare(a.Violation.Signature, b.Violation.Signature)) < 0
 }
 
-// expandLevel expands the states of cur, sending every successor to its owner.
+// expandLevel expands the states of cur, sending every successor to its owner. First it sends
+// every other partition the keys of cur's states, which rank them among the level's.
 func (ps *partSearch) expandLevel(level int, cur *level) error {
+	if ps.part.Count > 1 {
+		for i := 0; i < len(ps.keys); i += keysPerBatch {
+			b := encodeKeys(ps.keys[i:min(i+keysPerBatch, len(ps.keys))])
+			for to := range ps.part.Count {
+				if to == ps.part.Index {
+					continue
+				}
+				ps.rep.Batches[to]++
+				ps.rep.Bytes += int64(len(b))
+				if err := ps.part.Exchange.Send(ps.ctx, level, to, b); err != nil {
+					return fmt.Errorf("send level %d's keys to partition %d: %w", level, to, err)
+				}
+			}
+		}
+	}
 	for i := range cur.len() {
 		_, _, st, err := cur.at(i)
 		if err != nil {
 			return err
 		}
-		if err := ps.expand(level, st); err != nil {
+		if i%markEvery == 0 {
+			ps.mark()
+		}
+		if err := ps.expand(level, st, ps.keys[i]); err != nil {
 			return err
 		}
+		if i%drainEvery == drainEvery-1 {
+			if err := ps.drain(level); err != nil {
+				return err
+			}
+		}
 	}
+	ps.mark()
 	for to := range ps.out {
 		if err := ps.flush(level, to); err != nil {
 			return err
@@ -355,8 +416,9 @@ func (ps *partSearch) expandLevel(level int, cur *level) error {
 	return nil
 }
 
-// expand runs every enabled event of st (at depth level) with every Choose combination.
-func (ps *partSearch) expand(level int, st State) error {
+// expand runs every enabled event of st (at depth level, with key key) with every Choose
+// combination.
+func (ps *partSearch) expand(level int, st State, key uint64) error {
 	mc := ps.mc
 	fp := mc.Hash(st)
 	enabled, fail, err := mc.enabledIn(ps.enabled[:0], st)
@@ -365,9 +427,10 @@ func (ps *partSearch) expand(level int, st State) error {
 	}
 	ps.enabled = enabled
 	if fail != nil {
-		ps.found(&candidate{Length: level, State: fp, Violation: NewViolation(fail.Kind, "", fail.Message, fail.Site)})
+		ps.found(&candidate{Length: level, State: fp, Key: key, Run: runEnabling, Violation: NewViolation(fail.Kind, "", fail.Message, fail.Site)})
 		return nil
 	}
+	run := uint32(0)
 	for _, ei := range enabled {
 		ev := mc.Def.Events[ei]
 		prefix := ps.prefix[:0]
@@ -382,9 +445,10 @@ func (ps *partSearch) expand(level int, st State) error {
 				ps.rep.Runs = make([]int64, len(mc.Def.Events))
 			}
 			ps.rep.Runs[ei]++
-			if err := ps.successor(level, fp, st, ei, ev, out, before); err != nil {
+			if err := ps.successor(level, fp, st, place{key, run}, ei, ev, out, before); err != nil {
 				return err
 			}
+			run++
 			var more bool
 			prefix, more = nextPrefix(prefix, out.Points)
 			if !more {
@@ -395,7 +459,7 @@ func (ps *partSearch) expand(level int, st State) error {
 	}
 	ps.rep.Expanded++
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
-		ps.found(&candidate{Length: level, State: fp, Violation: v})
+		ps.found(&candidate{Length: level, State: fp, Key: key, Run: runDeadlock, Violation: v})
 	}
 	return nil
 }
@@ -404,11 +468,11 @@ func (ps *partSearch) expand(level int, st State) error {
 // constraints and bounds are judged here, on the objects the handler left, as the sequential
 // search judges a new state: a verdict is a function of the state, so every partition that
 // reaches a state judges it alike, and its owner need not decode it to judge it again.
-func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.Event, out Outcome, before []any) error {
+func (ps *partSearch) successor(level int, fp uint64, st State, at place, ei int, ev *cmc.Event, out Outcome, before []any) error {
 	mc := ps.mc
 	step := func() *wireStep { return &wireStep{Event: ei, Values: values(out.Points)} }
 	if f := out.Failure; f != nil {
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: NewViolation(f.Kind, "", f.Message, f.Site)})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: NewViolation(f.Kind, "", f.Message, f.Site)})
 		return nil
 	}
 	ps.next = append(ps.next[:0], st...)
@@ -416,30 +480,53 @@ func (ps *partSearch) successor(level int, fp uint64, st State, ei int, ev *cmc.
 		return fmt.Errorf("a successor at depth %d (by %s) cannot be captured: %w", level+1, ev.Label, err)
 	}
 	if v := mc.StepVerdict(before); v != nil {
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: v})
 		return nil
 	}
 	h := mc.Hash(ps.next)
 	to := Owner(h, ps.part.Count)
-	if to == ps.part.Index && ps.v.has(h, nil) || to != ps.part.Index && ps.sent.before(h, level) {
-		return nil // its owner has it
+	i := -1
+	if to == ps.part.Index {
+		if ps.v.has(h, nil) {
+			return nil // admitted at an earlier level
+		}
+		var first bool
+		if i, first = ps.arrive(h); !first {
+			return nil // generated before in the level, with a lesser link (arrivals.go)
+		}
+	} else {
+		if ps.sent.before(h, level) {
+			return nil // its owner has it
+		}
+		if _, ok := ps.sentNow.get(h); ok {
+			return nil // sent before in the level, with a lesser link
+		}
 	}
 	verdict, v := ps.judge()
 	if v != nil {
 		// The trace is the path to this state's parent and the step: the parent's owner
 		// answers for it when the trace is rebuilt, before the state itself is admitted.
-		ps.found(&candidate{Length: level + 1, State: fp, Step: step(), Violation: v})
+		ps.found(&candidate{Length: level + 1, State: fp, Key: at.key, Run: int64(at.run), Step: step(), Violation: v})
+	}
+	if to == ps.part.Index {
+		ps.vals32 = ps.vals32[:0]
+		for _, p := range out.Points {
+			ps.vals32 = append(ps.vals32, int32(p.Value))
+		}
+		var st State
+		if verdict == verdictOK {
+			st = ps.next
+		}
+		ps.keep(i, h, fp, at, verdict, ei, ps.vals32, st)
+		return nil
 	}
 	ps.values = ps.values[:0]
 	for _, p := range out.Points {
 		ps.values = append(ps.values, p.Value)
 	}
-	if to == ps.part.Index {
-		ps.local.add(h, fp, verdict, ei, ps.values, ps.next)
-		return nil
-	}
+	ps.sentNow.put(h, 0)
 	ps.sent.add(h, level)
-	ps.out[to] = appendWireState(ps.out[to], fp, verdict, ei, ps.values, ps.blobs(ps.next))
+	ps.out[to] = appendWireState(ps.out[to], fp, at, verdict, ei, ps.values, ps.blobs(ps.next))
 	ps.outN[to]++
 	if ps.outN[to] >= batchStates || len(ps.out[to]) >= batchBytes {
 		return ps.flush(level, to)
