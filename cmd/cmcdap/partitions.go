@@ -92,6 +92,9 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 	cl := service.Cluster{NATS: service.NATS(cfg), Run: run, Only: p.only, CheckpointDir: checkpoints, Restarted: func(k int, why string) {
 		fmt.Fprintf(stderr, "cmcdap: partition %d's worker died (%s); started again, it resumes from its checkpoint and the run's stream\n", k, oneLine(why))
 	}}
+	if c.Settings.Search == "swarm" {
+		cl.Restarted = swarmRestarted(stderr) // swarm.go
+	}
 	return prog.CheckPartitioned(ctx, c, cl, progress, service.Prefixed(stderr))
 }
 
@@ -133,6 +136,7 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.jsonOut, "json", false, "partition 0: print one JSON object")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	f.part.addNATSFlags(fs)
+	addWorkerSwarmFlags(fs, &f.run) // swarm.go
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(stderr, "worker", err)
@@ -151,6 +155,8 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 		err = errors.New("-run ID: the run's id, the same for every partition of the check")
 	case f.part.nats.FromEnv().URL == "":
 		err = errors.New("-nats URL: where the partitions meet (or set " + cluster.EnvURL + ")")
+	default:
+		err = f.partitionable()
 	}
 	if err != nil {
 		return fail(stderr, "worker", err)
@@ -212,6 +218,9 @@ func (f *checkFlags) partitionable() error {
 	r := &f.run
 	if r.Partitions == 0 {
 		return nil
+	}
+	if r.Search == "swarm" {
+		return f.swarmable() // swarm.go
 	}
 	var not []string
 	for _, o := range []struct {
