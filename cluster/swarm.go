@@ -195,9 +195,20 @@ func (sw *Swarm) Finished(w *engine.SwarmMember) error {
 			return fmt.Errorf("publish what member %d found: %w", i, err)
 		}
 	}
-	r := w.Result
-	sw.progress(memberProgress{Member: i, Done: true, Progress: engine.Progress{States: r.States, Transitions: r.Transitions, Depth: r.Depth}})
+	sw.progress(ended(w))
 	return nil
+}
+
+// ended is the last progress of a member that ended.
+func ended(w *engine.SwarmMember) memberProgress {
+	r := w.Result
+	p := memberProgress{Member: w.Index, Done: true, Progress: engine.Progress{States: r.States, Transitions: r.Transitions, Depth: r.Depth, Scenarios: len(r.Scenarios)}}
+	for _, sc := range r.Scenarios {
+		if sc.Reached {
+			p.Reached++
+		}
+	}
+	return p
 }
 
 // Progress is member i's progress as it runs.
@@ -239,8 +250,8 @@ func (sw *Swarm) progressArrived(m *nats.Msg) {
 	}
 }
 
-// report tells Report the swarm's progress: every member's states and transitions added up, the
-// deepest, and how many are done. Call with mu held.
+// report tells Report the swarm's progress: every member's states, transitions and stack added
+// up, the deepest, the most scenarios one reached, and how many are done. Call with mu held.
 func (sw *Swarm) report() {
 	if sw.Report == nil {
 		return
@@ -249,7 +260,9 @@ func (sw *Swarm) report() {
 	for _, m := range sw.members {
 		p.States += m.States
 		p.Transitions += m.Transitions
+		p.Frontier += m.Frontier
 		p.Depth = max(p.Depth, m.Depth)
+		p.Reached, p.Scenarios = max(p.Reached, m.Reached), max(p.Scenarios, m.Scenarios)
 		if m.Done {
 			p.MembersDone++
 		}
@@ -294,7 +307,7 @@ func (sw *Swarm) Member(ctx context.Context, i int) (*engine.SwarmMember, error)
 	if err := w.UnmarshalBinary(b); err != nil {
 		return nil, fmt.Errorf("swarm member %d: %w", i, err)
 	}
-	sw.progress(memberProgress{Member: i, Done: true, Progress: engine.Progress{States: w.Result.States, Transitions: w.Result.Transitions, Depth: w.Result.Depth}})
+	sw.progress(ended(&w))
 	return &w, nil
 }
 

@@ -106,7 +106,7 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 	}
 	opts := s.opts
 	opts.MaxStates = 0 // a member's share is its dive's bound
-	if opts.Progress != nil {
+	if opts.Progress != nil || opts.share != nil {
 		opts.Progress = func(p Progress) { progress.member(i, p) }
 	}
 	if own {
