@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/cmc-go/cmc/cluster"
 	"github.com/cmc-go/cmc/engine"
+	"github.com/cmc-go/cmc/internal/broker"
 )
 
 type swarmJSON struct {
@@ -154,5 +158,44 @@ func TestSwarmProgress(t *testing.T) {
 	writeSwarmProcess(&b, 1, 2, &engine.Result{States: 10, Transitions: 30})
 	if got := b.String(); got != "swarm process 1 of 2 done: its members found 10 states, 30 transitions, 0 violations\n" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestSwarmWorkers: two cmcdap worker -search swarm processes of one run, meeting at a NATS
+// server with a token from the environment as on a cluster, give the one-process swarm's result
+// in process 0, which stores it; process 1 prints one line.
+func TestSwarmWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds worker binaries")
+	}
+	b, err := broker.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	t.Setenv(cluster.EnvToken, b.Token)
+	db := filepath.Join(t.TempDir(), "t.db")
+	args := []string{"-states", "20000", "-model", "TwoPhase", "-set", "RM=5", "../../examples/twophase"}
+	want, _ := swarmCheck(t, db, args...)
+	var outs, errs [2]bytes.Buffer
+	var codes [2]int
+	var wg sync.WaitGroup
+	for k := range 2 {
+		wg.Go(func() {
+			codes[k] = workerCommand(append([]string{"-search", "swarm", "-nats", b.URL, "-run", "sw1", "-partitions", "2",
+				"-partition", strconv.Itoa(k), "-json", "-q", "-db", db}, args...), &outs[k], &errs[k])
+		})
+	}
+	wg.Wait()
+	if codes[0] != 0 || codes[1] != 0 {
+		t.Fatalf("exit %v; stderr %q, %q", codes, errs[0].String(), errs[1].String())
+	}
+	var got swarmJSON
+	if err := json.Unmarshal(outs[0].Bytes(), &got); err != nil {
+		t.Fatalf("process 0: %v: %s", err, outs[0].String())
+	}
+	sameSwarm(t, "two cmcdap worker processes", got, want)
+	if line := outs[1].String(); !strings.HasPrefix(line, "swarm process 1 of 2 done: its members found ") || strings.Count(line, "\n") != 1 {
+		t.Errorf("process 1 printed %q", line)
 	}
 }
