@@ -64,7 +64,7 @@ func (s *search) swarm(start State) error {
 			return err
 		}
 	}
-	if err := s.gather(members, progress); err != nil {
+	if err := s.gather(members); err != nil {
 		return err
 	}
 	return s.mergeSwarm(members, start)

@@ -76,7 +76,7 @@ func (s *search) finished(i int, m *member, progress *swarmProgress) error {
 
 // gather fills in, in a process that merges, the members that ran in other processes, in member
 // order up to the first that stopped the swarm.
-func (s *search) gather(members []*member, progress *swarmProgress) error {
+func (s *search) gather(members []*member) error {
 	sh := s.opts.share
 	if sh == nil || !sh.Merges() {
 		return nil
