@@ -47,8 +47,7 @@ type Swarm struct {
 	cons     []jetstream.ConsumeContext
 	sub      *nats.Subscription
 
-	// Report, when set, hears the swarm's progress: in process 0, every member's added up.
-	Report func(engine.Progress)
+	report func(engine.Progress) // process 0: the swarm's progress, every member's added up
 	// Stalled, when set, is called when a wait has lasted another minute, with what it waits for.
 	Stalled func(what string)
 	// beforeFinished, when set, is called with each member that ended before it is told of (the
@@ -63,8 +62,9 @@ type memberProgress struct {
 	Done   bool `json:"done,omitempty"`
 }
 
-// NewSwarm joins run as process me of n of a swarm of members members, on nc.
-func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int) (*Swarm, error) {
+// NewSwarm joins run as process me of n of a swarm of members members, on nc. In process 0,
+// report (when not nil) hears the swarm's progress: every member's, wherever it runs, added up.
+func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int, report func(engine.Progress)) (*Swarm, error) {
 	if !runName.MatchString(run) {
 		return nil, fmt.Errorf("run id %q: use 1 to 64 letters, digits, - or _", run)
 	}
@@ -78,7 +78,7 @@ func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int
 	if err != nil {
 		return nil, err
 	}
-	sw := &Swarm{js: js, nc: nc, run: run, me: me, n: n, size: members, stop: members, changed: make(chan struct{}),
+	sw := &Swarm{js: js, nc: nc, run: run, me: me, n: n, size: members, stop: members, changed: make(chan struct{}), report: report,
 		running: map[int]context.CancelFunc{}, chunks: map[int]map[int][]byte{}, count: map[int]int{},
 		members: make([]memberProgress, members), chunk: min(512<<10, int(nc.MaxPayload())-4<<10)}
 	// The run's stream, made as a partitioned check makes it.
@@ -226,7 +226,7 @@ func (sw *Swarm) progress(p memberProgress) {
 	}
 	sw.members[p.Member] = p
 	if sw.me == 0 {
-		sw.report()
+		sw.reportAll()
 		return
 	}
 	if now := time.Now(); p.Done || now.Sub(sw.lastSent) >= time.Second {
@@ -245,15 +245,15 @@ func (sw *Swarm) progressArrived(m *nats.Msg) {
 		defer sw.mu.Unlock()
 		if p.Member >= 0 && p.Member < sw.size && !sw.members[p.Member].Done {
 			sw.members[p.Member] = p
-			sw.report()
+			sw.reportAll()
 		}
 	}
 }
 
-// report tells Report the swarm's progress: every member's states, transitions and stack added
+// reportAll tells report the swarm's progress: every member's states, transitions and stack added
 // up, the deepest, the most scenarios one reached, and how many are done. Call with mu held.
-func (sw *Swarm) report() {
-	if sw.Report == nil {
+func (sw *Swarm) reportAll() {
+	if sw.report == nil {
 		return
 	}
 	p := engine.Progress{Members: sw.size}
@@ -267,7 +267,7 @@ func (sw *Swarm) report() {
 			p.MembersDone++
 		}
 	}
-	sw.Report(p)
+	sw.report(p)
 }
 
 // Member waits for what member i found, and takes it (process 0).

@@ -47,12 +47,11 @@ func TestSwarmOverJetStream(t *testing.T) {
 			// another, process 0, which waits for the others' members, last.
 			var got *engine.Result
 			for _, k := range append([]int{1, 1}, append(seq(2, n), 0)...) {
-				sw, err := NewSwarm(context.Background(), connect(t, b), run, k, n, members)
+				var reports []engine.Progress // the Swarm's lock is held
+				sw, err := NewSwarm(context.Background(), connect(t, b), run, k, n, members, func(p engine.Progress) { reports = append(reports, p) })
 				if err != nil {
 					t.Fatal(err)
 				}
-				var reports []engine.Progress
-				sw.Report = func(p engine.Progress) { reports = append(reports, p) }
 				got, err = engine.CheckSwarm(context.Background(), c.build(), opts, sw)
 				sw.Close()
 				if err != nil {
@@ -95,7 +94,7 @@ func seq(a, b int) []int {
 func TestSwarmMemberInChunks(t *testing.T) {
 	b := startBroker(t)
 	ctx := context.Background()
-	send, err := NewSwarm(ctx, connect(t, b), "chunks", 1, 2, 2)
+	send, err := NewSwarm(ctx, connect(t, b), "chunks", 1, 2, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +107,7 @@ func TestSwarmMemberInChunks(t *testing.T) {
 	if err := send.Finished(w); err != nil {
 		t.Fatal(err)
 	}
-	recv, err := NewSwarm(ctx, connect(t, b), "chunks", 0, 2, 2)
+	recv, err := NewSwarm(ctx, connect(t, b), "chunks", 0, 2, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,12 +32,11 @@ func swarmProcess(req *worker.Request, a worker.PartitionArgs, progress func(eng
 	if members == 0 {
 		members = engine.DefaultMembers
 	}
-	sw, err := NewSwarm(ctx, nc, a.Run, a.Partition, a.Partitions, members)
+	sw, err := NewSwarm(ctx, nc, a.Run, a.Partition, a.Partitions, members, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer sw.Close()
-	sw.Report = progress
 	sw.Stalled = func(what string) {
 		fmt.Fprintf(os.Stderr, "cmc swarm process %d of run %s: %s\n", a.Partition, a.Run, what)
 	}
