@@ -80,7 +80,7 @@ func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int
 	}
 	sw := &Swarm{js: js, nc: nc, run: run, me: me, n: n, size: members, stop: members, changed: make(chan struct{}), report: report,
 		running: map[int]context.CancelFunc{}, chunks: map[int]map[int][]byte{}, count: map[int]int{},
-		members: make([]memberProgress, members), chunk: min(512<<10, int(nc.MaxPayload())-4<<10)}
+		members: make([]memberProgress, members), chunk: max(1<<10, min(512<<10, int(nc.MaxPayload())-4<<10))}
 	// The run's stream, made as a partitioned check makes it.
 	x := &Exchange{js: js, run: run, stream: "CMC_" + run}
 	if err := x.makeStream(ctx); err != nil {
@@ -339,6 +339,9 @@ func (sw *Swarm) arrived(m jetstream.Msg) {
 	if !okC || !okN || c >= n || m.Subject() != sw.subject("m."+strconv.Itoa(i)) {
 		sw.fail(fmt.Errorf("a message on %s has bad headers (another run with the same id?)", m.Subject()))
 		return
+	}
+	if sw.Runs(i) {
+		return // its own member's: this process has it, and runs it again when started again
 	}
 	if had, ok := sw.count[i]; ok && had != n {
 		sw.fail(fmt.Errorf("member %d's result came in %d and in %d chunks: do two runs share the id %s?", i, had, n, sw.run))
