@@ -20,7 +20,8 @@ import (
 //
 // It uses the run's stream (CMC_<run>, as a partitioned check's Exchange does) with two subjects:
 // cmc.<run>.sw.m.<i> carries what member i found (engine.SwarmMember's wire form, in chunks a
-// NATS message can hold), cmc.<run>.sw.stop the members that stopped the swarm. Every process
+// NATS message can hold) for the members processes other than 0 run, cmc.<run>.sw.stop the
+// members that stopped the swarm. Every process
 // reads the stop subject from the beginning, so one started again knows which of its members need
 // not run; process 0 reads the members' subject too. Progress is not kept: each process publishes
 // its members' on the plain NATS subject cmcprogress.<run>, which process 0 adds up.
@@ -178,6 +179,10 @@ func (sw *Swarm) Finished(w *engine.SwarmMember) error {
 		if _, err := sw.js.PublishMsg(ctx, m, jetstream.WithMsgID(fmt.Sprintf("%s.sw.stop.%d", sw.run, i))); err != nil {
 			return fmt.Errorf("publish that member %d stopped the swarm: %w", i, err)
 		}
+	}
+	if sw.Merges() {
+		sw.progress(ended(w)) // its result stays here; started again, this process runs it again
+		return nil
 	}
 	b, err := w.MarshalBinary()
 	if err != nil {
@@ -341,7 +346,7 @@ func (sw *Swarm) arrived(m jetstream.Msg) {
 		return
 	}
 	if sw.Runs(i) {
-		return // its own member's: this process has it, and runs it again when started again
+		return // this process's own member's (not published by it; by another run with this id?)
 	}
 	if had, ok := sw.count[i]; ok && had != n {
 		sw.fail(fmt.Errorf("member %d's result came in %d and in %d chunks: do two runs share the id %s?", i, had, n, sw.run))
