@@ -156,7 +156,13 @@ func (s *search) swarmParallel(members []*member, start State, progress *swarmPr
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	n = min(n, len(members))
+	mine := 0 // the members this process runs (CheckSwarm): all, in one process
+	for i := range members {
+		if s.runs(i) {
+			mine++
+		}
+	}
+	n = min(n, mine)
 	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil || s.mc.globals {
 		return false, nil
 	}
