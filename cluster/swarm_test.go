@@ -120,3 +120,34 @@ func TestSwarmMemberInChunks(t *testing.T) {
 		t.Errorf("got %d hashes, %d states", len(got.Hashes), got.Result.States)
 	}
 }
+
+// TestSwarmStopCancelsLaterMembers: a member that stops the swarm in process 0 ends the running
+// members after it in process 1, which then starts none after it; a member before it runs on.
+func TestSwarmStopCancelsLaterMembers(t *testing.T) {
+	b := startBroker(t)
+	ctx := context.Background()
+	p1, err := NewSwarm(ctx, connect(t, b), "stop", 1, 2, 8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p1.Close()
+	before, cancelBefore := p1.Start(ctx, 1)
+	defer cancelBefore()
+	after, cancelAfter := p1.Start(ctx, 3)
+	defer cancelAfter()
+	p0, err := NewSwarm(ctx, connect(t, b), "stop", 0, 2, 8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p0.Close()
+	if err := p0.Finished(&engine.SwarmMember{Index: 2, Result: &engine.Result{}, Stop: true}); err != nil {
+		t.Fatal(err)
+	}
+	<-after.Done() // member 3 is cancelled (the test's timeout is the bound)
+	if before.Err() != nil {
+		t.Error("member 1, before the stop, was cancelled")
+	}
+	if c, _ := p1.Start(ctx, 5); c != nil {
+		t.Error("member 5, after the stop, was started")
+	}
+}
