@@ -21,6 +21,9 @@ func partition(req *worker.Request, progress func(engine.Progress)) ([]byte, err
 	if err := json.Unmarshal(req.Args, &a); err != nil {
 		return nil, fmt.Errorf("partition: bad arguments: %w", err)
 	}
+	if req.Check != nil && req.Check.Search == "swarm" {
+		return swarmProcess(req, a, progress) // a swarm's members over processes: swarmop.go
+	}
 	if req.Check != nil && req.Check.Workers > 1 {
 		return nil, errors.New("a partition runs on one goroutine: give -partitions or -workers, not both")
 	}

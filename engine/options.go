@@ -46,6 +46,12 @@ type Options struct {
 	// same name and parameters: cmc.Build).
 	Build func() (*cmc.Model, error)
 
+	// Members is how many searches a swarm runs (swarm.go); 0 means DefaultMembers. Member i is a
+	// function of Seed and i (and Members, which divides MaxStates and spreads the depth bounds).
+	Members int
+	// share, when set, spreads a swarm's members over processes (CheckSwarm, swarmshare.go).
+	share SwarmShare
+
 	// Progress, when set, is called every few thousand transitions (the caller decides how often
 	// to show it: the engine does not read the clock).
 	Progress func(Progress)
@@ -92,6 +98,10 @@ type Progress struct {
 	// Partitions is how many states each partition of a partitioned search owns (partition.go):
 	// how evenly the fingerprints spread the work.
 	Partitions []int64 `json:"partitions,omitempty"`
+	// Members is how many members a swarm has, MembersDone how many of them have finished
+	// (swarm.go), wherever they run.
+	Members     int `json:"members,omitempty"`
+	MembersDone int `json:"members_done,omitempty"`
 }
 
 // A Result summarises a search.

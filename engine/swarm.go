@@ -12,50 +12,76 @@ import (
 	"github.com/cmc-go/cmc"
 )
 
-// swarmMembers is how many searches a swarm runs.
-const swarmMembers = 8
+// DefaultMembers is how many searches a swarm runs when Options.Members does not say.
+const DefaultMembers = 8
 
-// swarm runs swarmMembers randomised depth-first searches, as SPIN's swarm verification runs many
-// small diverse searches instead of one large one: member i orders each state's successors by its
-// own generator (Options.Seed and i), is bounded by its own depth (from half of Options.MaxDepth
-// to all of it, when there is one) and gets an equal share of Options.MaxStates. Each member
-// prunes with a visited set of its own (sharing one would leave every member after the first
-// nothing to explore from the initial state) and follows the scenarios itself, so a member is a
-// function of the seed and its index alone, and members can run at once (Options.Workers
-// goroutines, each with an instance of the model of its own, as parallel.go's workers).
+// members is how many searches the swarm runs.
+func (o *Options) members() int {
+	if o.Members > 0 {
+		return o.Members
+	}
+	return DefaultMembers
+}
+
+// swarm runs Options.Members randomised depth-first searches, as SPIN's swarm verification runs
+// many small diverse searches instead of one large one: member i orders each state's successors by
+// its own generator (Options.Seed and i), is bounded by its own depth (from half of
+// Options.MaxDepth to all of it, when there is one) and gets an equal share of Options.MaxStates.
+// Each member prunes with a visited set of its own (sharing one would leave every member after the
+// first nothing to explore from the initial state) and follows the scenarios itself, so a member
+// is a function of the seed and its index alone, and members can run at once (Options.Workers
+// goroutines, each with an instance of the model of its own, as parallel.go's workers) or in other
+// processes (CheckSwarm).
 //
 // Their results are merged in member order, so the swarm's result is the same on any number of
-// goroutines: each distinct violation once, from the first member that found it; the distinct
-// states of all members; each scenario from the first member that reached it, else from the first
-// of the best progress. A member that stops the search (a violation without All, the goal, an
-// error) is the last one that counts: the members after it are cancelled, those before it finish.
+// goroutines or processes: each distinct violation once, from the first member that found it; the
+// distinct states of all members; each scenario from the first member that reached it, else from
+// the first of the best progress. A member that stops the search (a violation without All, the
+// goal, an error) is the last one that counts: the members after it are cancelled, those before it
+// finish.
 func (s *search) swarm(start State) error {
 	if s.opts.Seed == 0 {
 		s.opts.Seed = 1
 	}
 	s.res.Seed = s.opts.Seed
-	members := make([]*member, swarmMembers)
-	progress := s.swarmProgress()
+	members := make([]*member, s.opts.members())
+	progress := s.swarmProgress(len(members))
 	ok, err := s.swarmParallel(members, start, progress)
 	if err != nil {
 		return err
 	}
-	for i := 0; !ok && i < swarmMembers && !decided(members); i++ {
-		members[i] = s.member(i, s.mc, s.ctx, start, false, progress)
+	for i := 0; !ok && i < len(members) && !decided(members); i++ {
+		if !s.runs(i) {
+			continue
+		}
+		ctx, cancel := s.memberContext(s.ctx, i)
+		if ctx == nil {
+			break // a member before i, in another process, stopped the swarm
+		}
+		members[i] = s.member(i, s.mc, ctx, start, false, progress)
+		cancel()
+		if err := s.finished(i, members[i], progress); err != nil {
+			return err
+		}
+	}
+	if err := s.gather(members); err != nil {
+		return err
 	}
 	return s.mergeSwarm(members, start)
 }
 
 // A member is one search of a swarm, and what it found.
 type member struct {
-	s      *search
-	hashes []uint64 // of the states it found to explore, for the count of distinct states
-	beyond bool     // it left a state at its depth bound unexpanded
-	err    error
+	res           *Result
+	stop          bool     // it stopped: a violation without All, the goal, cancelled
+	frontierBytes int64    // the most its stack took at once
+	hashes        []uint64 // of the states it found to explore, for the count of distinct states
+	beyond        bool     // it left a state at its depth bound unexpanded
+	err           error
 }
 
 // decides reports whether the member stopped the swarm: the members after it do not count.
-func (m *member) decides() bool { return m.err != nil || m.s.stop }
+func (m *member) decides() bool { return m.err != nil || m.stop }
 
 // decided reports whether a member run so far stopped the swarm.
 func decided(members []*member) bool {
@@ -67,16 +93,21 @@ func decided(members []*member) bool {
 // continues the search's trail and publishes them to Options.Begin, so that a Position names one
 // handler run of the whole swarm, as Options.Reproduce needs. The self-check samples the first
 // transitions of the first member only, so that it can run while the others do.
-func (s *search) member(i int, mc *Machine, ctx context.Context, start State, own bool, progress func(int, Progress)) *member {
+func (s *search) member(i int, mc *Machine, ctx context.Context, start State, own bool, progress *swarmProgress) *member {
+	n := s.opts.members()
 	rng := rand.New(rand.NewPCG(s.opts.Seed, uint64(i)))
 	bound := s.opts.MaxDepth
-	if bound > 0 {
-		bound = bound/2 + (bound-bound/2)*i/(swarmMembers-1)
+	if bound > 0 && n > 1 {
+		bound = bound/2 + (bound-bound/2)*i/(n-1)
+	}
+	states := s.opts.MaxStates
+	if states > 0 {
+		states = max(1, states/int64(n)) // a share of 0 would be no bound
 	}
 	opts := s.opts
 	opts.MaxStates = 0 // a member's share is its dive's bound
-	if opts.Progress != nil {
-		opts.Progress = func(p Progress) { progress(i, p) }
+	if opts.Progress != nil || opts.share != nil {
+		opts.Progress = func(p Progress) { progress.member(i, p) }
 	}
 	if own {
 		opts.Begin = func(state int64, event, attempt int) { mc.slot.Begin(state, event, attempt) }
@@ -92,8 +123,8 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 		ms.trail, ms.values = s.trail, s.values
 	}
 	ms.visited.add(mc.Hash(start), start.key(nil))
-	m := &member{s: ms}
-	m.beyond, m.err = ms.dive(start, dive{bound: bound, states: s.opts.MaxStates / swarmMembers, order: rng.Perm,
+	m := &member{res: ms.res}
+	m.beyond, m.err = ms.dive(start, dive{bound: bound, states: states, order: rng.Perm,
 		found: func(st State) { m.hashes = append(m.hashes, mc.Hash(st)) }})
 	if m.err == nil {
 		ms.scenarioResults()
@@ -109,6 +140,7 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 	if i == 0 {
 		s.checked = ms.checked
 	}
+	m.stop, m.frontierBytes = ms.stop, ms.frontierBytes
 	return m
 }
 
@@ -119,12 +151,18 @@ func (s *search) member(i int, mc *Machine, ctx context.Context, start State, ow
 // stand (one met a package-level variable, or the model's code ended a goroutine with
 // runtime.Goexit): then the members are for the caller to run on its own goroutine, which gives
 // the result they would have given.
-func (s *search) swarmParallel(members []*member, start State, progress func(int, Progress)) (bool, error) {
+func (s *search) swarmParallel(members []*member, start State, progress *swarmProgress) (bool, error) {
 	n := s.opts.Workers
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	n = min(n, swarmMembers)
+	mine := 0 // the members this process runs (CheckSwarm): all, in one process
+	for i := range members {
+		if s.runs(i) {
+			mine++
+		}
+	}
+	n = min(n, mine)
 	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil || s.mc.globals {
 		return false, nil
 	}
@@ -157,21 +195,29 @@ func (s *search) swarmParallel(members []*member, start State, progress func(int
 		mu      sync.Mutex
 		wg      sync.WaitGroup
 		next    = 0
-		first   = swarmMembers // the first member that decided
-		cancels = make([]context.CancelFunc, swarmMembers)
+		first   = len(members) // the first member that decided
+		cancels = make([]context.CancelFunc, len(members))
 		ended   bool
 		crash   error
+		shared  error // telling the other processes (CheckSwarm)
 	)
 	// claim gives the next member to run and its context, or -1 when there is none.
 	claim := func() (int, context.Context) {
 		mu.Lock()
 		defer mu.Unlock()
+		for next < first && !s.runs(next) {
+			next++
+		}
 		i := next
-		if i >= min(first, swarmMembers) {
+		if i >= first || shared != nil {
 			return -1, nil
 		}
 		next++
-		ctx, cancel := context.WithCancel(s.ctx)
+		ctx, cancel := s.memberContext(s.ctx, i)
+		if ctx == nil { // a member before i, in another process, stopped the swarm
+			first = i
+			return -1, nil
+		}
 		cancels[i] = cancel
 		return i, ctx
 	}
@@ -180,6 +226,9 @@ func (s *search) swarmParallel(members []*member, start State, progress func(int
 		defer mu.Unlock()
 		cancels[i]()
 		members[i] = m
+		if err := s.finished(i, m, progress); err != nil && shared == nil {
+			shared = err
+		}
 		if m.decides() && i < first {
 			first = i
 			for _, c := range cancels[i+1:] {
@@ -225,6 +274,9 @@ func (s *search) swarmParallel(members []*member, start State, progress func(int
 	if crash != nil {
 		return false, crash
 	}
+	if shared != nil {
+		return false, shared
+	}
 	if ended || slices.ContainsFunc(machines, func(mc *Machine) bool { return mc.globals }) {
 		clear(members)
 		return false, nil
@@ -233,7 +285,8 @@ func (s *search) swarmParallel(members []*member, start State, progress func(int
 }
 
 // mergeSwarm makes the search's result of its members' results, in member order, up to the first
-// member that decided.
+// member that decided. A member not run here (nil) is left out: only a process of a swarm over
+// processes that does not merge (CheckSwarm) has any.
 func (s *search) mergeSwarm(members []*member, start State) error {
 	all := newVisited(false) // every member's states, to count distinct ones
 	defer all.free()
@@ -241,12 +294,12 @@ func (s *search) mergeSwarm(members []*member, start State) error {
 	var reached []ScenarioResult
 	for _, m := range members {
 		if m == nil {
-			break
+			continue
 		}
 		if m.err != nil {
 			return m.err
 		}
-		r := m.s.res
+		r := m.res
 		for _, h := range m.hashes {
 			all.add(h, nil)
 		}
@@ -261,8 +314,8 @@ func (s *search) mergeSwarm(members []*member, start State) error {
 		s.res.Cut += r.Cut
 		s.res.Depth = max(s.res.Depth, r.Depth)
 		s.res.Cancelled = s.res.Cancelled || r.Cancelled
-		s.res.Complete = s.res.Complete || (!m.s.stop && !m.beyond)
-		s.frontierBytes = max(s.frontierBytes, m.s.frontierBytes)
+		s.res.Complete = s.res.Complete || (!m.stop && !m.beyond)
+		s.frontierBytes = max(s.frontierBytes, m.frontierBytes)
 		if r.runs != nil {
 			if s.res.runs == nil {
 				s.res.runs = make([]int64, len(r.runs))
@@ -315,20 +368,54 @@ func (sc *scenarios) on(def *cmc.Definition) *scenarios {
 	return &c
 }
 
-// swarmProgress returns what a member reports its progress to: the search's Progress, with the
-// states and transitions of every member so far.
-func (s *search) swarmProgress() func(int, Progress) {
-	var mu sync.Mutex
-	var states, transitions [swarmMembers]int64
-	return func(i int, p Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		states[i], transitions[i] = p.States, p.Transitions
-		p.States, p.Transitions = 0, 0
-		for j := range swarmMembers {
-			p.States += states[j]
-			p.Transitions += transitions[j]
-		}
-		s.opts.Progress(p)
+// A swarmProgress is what the members report their progress to: the search's Progress, with the
+// states and transitions of every member so far and how many have finished; in a swarm over
+// processes, the share (which adds the other processes' members).
+type swarmProgress struct {
+	mu                  sync.Mutex
+	states, transitions []int64
+	done                int
+	report              func(Progress) // nil: none
+	share               SwarmShare
+}
+
+func (s *search) swarmProgress(n int) *swarmProgress {
+	return &swarmProgress{states: make([]int64, n), transitions: make([]int64, n), report: s.opts.Progress, share: s.opts.share}
+}
+
+// member is member i's progress.
+func (sp *swarmProgress) member(i int, p Progress) {
+	if sp.share != nil {
+		sp.share.Progress(i, p)
+		return
 	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.states[i], sp.transitions[i] = p.States, p.Transitions
+	sp.send(p)
+}
+
+// finished counts a member that ended.
+func (sp *swarmProgress) finished(i int, p Progress) {
+	if sp.share != nil || sp.report == nil {
+		return
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.states[i], sp.transitions[i] = p.States, p.Transitions
+	sp.done++
+	sp.send(p)
+}
+
+func (sp *swarmProgress) send(p Progress) {
+	if sp.report == nil {
+		return
+	}
+	p.States, p.Transitions = 0, 0
+	for j := range sp.states {
+		p.States += sp.states[j]
+		p.Transitions += sp.transitions[j]
+	}
+	p.Members, p.MembersDone = len(sp.states), sp.done
+	sp.report(p)
 }

@@ -12,7 +12,8 @@ import (
 // session sends it as a progressUpdate, so both say the same in the same words, e.g.
 // "12,345 states · 6,789 states/s · depth 7 · frontier 1,234 · partitions 6,100/6,245 (max/mean 1.01)".
 // elapsed is the time since the check started, for the rate. The frontier is left out when it
-// is empty (a finished search); the partitions when the search is not partitioned.
+// is empty (a finished search); the partitions when the search is not partitioned; a swarm's
+// members done when the search is not a swarm over processes.
 func Progress(p engine.Progress, elapsed time.Duration) string {
 	secs := max(elapsed.Seconds(), 1e-3)
 	var b strings.Builder
@@ -24,6 +25,9 @@ func Progress(p engine.Progress, elapsed time.Duration) string {
 	if len(p.Partitions) > 1 {
 		list, ratio := Shares(p.Partitions)
 		fmt.Fprintf(&b, " · partitions %s (max/mean %.2f)", list, ratio)
+	}
+	if p.Members > 0 {
+		fmt.Fprintf(&b, " · members %d/%d done", p.MembersDone, p.Members)
 	}
 	return b.String()
 }

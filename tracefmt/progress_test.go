@@ -27,6 +27,9 @@ func TestProgress(t *testing.T) {
 		// One partition is no balance to speak of; guidance comes before the partitions.
 		{engine.Progress{States: 10, Scenarios: 2, Reached: 1, Partitions: []int64{10}}, 10 * time.Second,
 			"10 states · 1 states/s · depth 0 · 1 of 2 scenarios reached"},
+		// A swarm over processes: how many of its members are done.
+		{engine.Progress{States: 40, Depth: 3, Members: 8, MembersDone: 3}, time.Second,
+			"40 states · 40 states/s · depth 3 · members 3/8 done"},
 		// A report before any time has passed does not divide by zero.
 		{engine.Progress{States: 1, Frontier: 1, Partitions: []int64{0, 0}}, 0,
 			"1 states · 1,000 states/s · depth 0 · frontier 1 · partitions 0/0 (max/mean 0.00)"},

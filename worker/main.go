@@ -171,6 +171,7 @@ func (o *CheckOptions) Options() engine.Options {
 		Search: o.Search, MaxDepth: o.MaxDepth, MaxStates: o.MaxStates, All: o.All, Exact: o.Exact,
 		Steps: o.Steps, Seed: o.Seed, Keep: o.Keep, From: o.From, FromSteps: o.FromSteps,
 		StrictPrefix: o.StrictPrefix, SelfCheck: o.SelfCheck, Workers: o.Workers, Goal: o.Goal,
+		Members: o.Members,
 	}
 }
 

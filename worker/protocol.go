@@ -38,6 +38,7 @@ type CheckOptions struct {
 	SelfCheck    int64         `json:"self_check,omitempty"` // see engine.Options.SelfCheck
 	Workers      int           `json:"workers,omitempty"`    // see engine.Options.Workers
 	Goal         string        `json:"goal,omitempty"`       // see engine.Options.Goal
+	Members      int           `json:"members,omitempty"`    // see engine.Options.Members
 	// Deadline is how long one transition may run, in seconds, before it is reported as a hang
 	// (default 10).
 	Deadline float64 `json:"deadline,omitempty"`
@@ -71,7 +72,8 @@ type PartitionArgs struct {
 	CheckpointNATS bool  `json:"checkpoint_nats,omitempty"`
 	CheckpointMax  int64 `json:"checkpoint_max,omitempty"`
 	// KillAtLevel, for the test of resuming after kill -9 only: in its first life, the worker
-	// kills itself with SIGKILL after sending its first batch of this level (0: never).
+	// kills itself with SIGKILL after sending its first batch of this level (0: never); in a
+	// swarm over processes, as this member ends, before it publishes what the member found.
 	KillAtLevel int `json:"kill_at_level,omitempty"`
 }
 

@@ -69,7 +69,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
 	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
-	fs.IntVar(&f.run.Partitions, "partitions", 0, "bfs: search in `N` worker processes, each owning a partition of the states, exchanging them over NATS, with the same result (docs/cluster.md)")
+	fs.IntVar(&f.run.Partitions, "partitions", 0, "bfs: search in `N` worker processes, each owning a partition of the states, exchanging them over NATS; swarm: run the members in N worker processes; with the same result (docs/cluster.md)")
+	addMembersFlag(fs, &f.run)
 	f.part.addNATSFlags(fs)
 	fs.Var(&memoryFlag{&f.run.Memory}, "memory", "the worker's memory `limit`, e.g. 512MiB or 8GiB; more live data is a finding (default 4GiB)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
@@ -125,6 +126,9 @@ func (f *checkFlags) validate() error {
 		return err
 	}
 	if err := atLeast("partitions", f.run.Partitions, 0, "0 means one process"); err != nil {
+		return err
+	}
+	if err := f.validMembers(); err != nil {
 		return err
 	}
 	if err := f.partitionable(); err != nil {
@@ -198,6 +202,10 @@ func check(ctx context.Context, f *checkFlags, pkgPath string, stdout, stderr io
 		return 2, err
 	}
 	elapsed := time.Since(checking)
+	if f.part.only != nil && *f.part.only != 0 && f.run.Search == "swarm" {
+		writeSwarmProcess(stdout, *f.part.only, f.run.Partitions, res)
+		return 0, nil
+	}
 	if f.part.only != nil && *f.part.only != 0 {
 		// A cluster's worker: partition 0 prints and stores the result.
 		fmt.Fprintf(stdout, "partition %d of %d done: %d of the search's %d states, %d transitions\n",

@@ -80,6 +80,9 @@ func checkPartitioned(ctx context.Context, prog *service.Program, c *service.Che
 			cl.CheckpointDir = r.Checkpoints()
 		}
 	}
+	if c.Settings.Search == "swarm" {
+		cl.Restarted = swarmRestarted(stderr) // swarm.go
+	}
 	return prog.CheckPartitioned(ctx, c, cl, progress, service.Prefixed(stderr))
 }
 
@@ -121,6 +124,7 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.jsonOut, "json", false, "partition 0: print one JSON object")
 	fs.BoolVar(&f.quiet, "q", false, "no progress on stderr")
 	f.part.addNATSFlags(fs)
+	addWorkerSwarmFlags(fs, &f.run) // swarm.go
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagError(stderr, "worker", err)
@@ -139,6 +143,8 @@ func workerCommand(args []string, stdout, stderr io.Writer) int {
 		err = errors.New("-run ID: the run's id, the same for every partition of the check")
 	case f.part.nats.FromEnv().URL == "":
 		err = errors.New("-nats URL: where the partitions meet (or set " + cluster.EnvURL + ")")
+	default:
+		err = f.partitionable()
 	}
 	if err != nil {
 		return fail(stderr, "worker", err)
@@ -152,6 +158,9 @@ func (f *checkFlags) partitionable() error {
 	r := &f.run
 	if r.Partitions == 0 {
 		return nil
+	}
+	if r.Search == "swarm" {
+		return f.swarmable() // swarm.go
 	}
 	var not []string
 	for _, o := range []struct {

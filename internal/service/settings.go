@@ -43,9 +43,12 @@ type RunSettings struct {
 	// Goal is the scenario the search looks for (engine.Options.Goal).
 	Goal string `json:"goal,omitempty"`
 	// Partitions is how many processes a partitioned breadth-first search runs in, each owning
-	// the states whose fingerprints fall in its partition (engine/partition.go); 0: not
-	// partitioned. The result is the same for any number.
+	// the states whose fingerprints fall in its partition (engine/partition.go), or a swarm's
+	// members run in (member i in process i mod Partitions: engine/swarmshare.go); 0: one
+	// process. The result is the same for any number.
 	Partitions int `json:"partitions,omitempty"`
+	// Members is how many searches a swarm runs (0: engine.DefaultMembers).
+	Members int `json:"members,omitempty"`
 }
 
 // Searches are the search strategies, as the CLI and the launch configuration name them.
@@ -69,7 +72,7 @@ func (s *RunSettings) Validate() error {
 func (s *RunSettings) options(from *engine.Trace) *worker.CheckOptions {
 	o := &worker.CheckOptions{Search: s.Search, MaxDepth: s.MaxDepth, MaxStates: s.MaxStates, All: s.All,
 		Exact: s.Exact, Steps: s.Steps, Seed: s.Seed, Keep: s.Keep, Deadline: s.Deadline,
-		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory, Workers: s.Workers, Goal: s.Goal}
+		SelfCheck: worker.SelfCheck(s.SelfCheck), Memory: s.Memory, Workers: s.Workers, Goal: s.Goal, Members: s.Members}
 	if from != nil {
 		o.From, o.FromSteps = from, s.FromSteps
 	}
