@@ -22,7 +22,7 @@ import (
 )
 
 // startBroker starts a real NATS server with JetStream on loopback, as cmcdap check does.
-func startBroker(t *testing.T) *broker.Broker {
+func startBroker(t testing.TB) *broker.Broker {
 	t.Helper()
 	b, err := broker.Start(t.TempDir())
 	if err != nil {
@@ -32,7 +32,7 @@ func startBroker(t *testing.T) *broker.Broker {
 	return b
 }
 
-func connect(t *testing.T, b *broker.Broker) *nats.Conn {
+func connect(t testing.TB, b *broker.Broker) *nats.Conn {
 	t.Helper()
 	nc, err := Connect(Config{URL: b.URL, Token: b.Token}, t.Name())
 	if err != nil {
