@@ -259,7 +259,7 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 		mc.ran[i], mc.loaded[i] = mc.loaded[i], dirty
 	}
 	mc.slot.Set(&mc.ctx)
-	goroutines := runtime.NumGoroutine()
+	goroutines := mc.leaks.begin()
 	mc.slot.Enter()
 	defer func() {
 		mc.slot.Leave()
