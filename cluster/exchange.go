@@ -17,11 +17,14 @@ import (
 
 // An Exchange is one partition's engine.Exchange over NATS JetStream.
 //
-// A run has one stream, CMC_<run>, with a subject per partition for the batches addressed to it
-// (cmc.<run>.p<K>) and one control subject for the level reports (cmc.<run>.ctl). The stream is
-// stored on disk and kept until the run is over, so it is the log of the run: a partition that
-// starts again (after kill -9) reads its subject and the control subject from the beginning, and
-// re-running its deterministic search against them reaches the state it was in (cluster.md:
+// A run has a stream per partition for the batches addressed to it (CMCIN_<run>_<K>, subject
+// cmcin.<run>.<K>) and the run's stream, CMC_<run>, whose control subject carries the level
+// reports (cmc.<run>.ctl). JetStream stores a stream's messages in order in one place, so one
+// stream for every batch would bound the run by what one stream takes; streams of their own are
+// stored independently (and can be placed on different servers of a NATS cluster). The streams
+// are stored on disk and kept until the run is over, so they are the log of the run: a partition
+// that starts again (after kill -9) reads its stream and the control subject from the beginning,
+// and re-running its deterministic search against them reaches the state it was in (cluster.md:
 // "Resume after kill").
 //
 // Every message has an id (Nats-Msg-Id: run, kind, level or round, sender, destination, number),
@@ -33,18 +36,17 @@ import (
 // partition reads in order anyway, the stream keeps them for a restarted partition, and a level
 // needs no bucket to be made and deleted.
 type Exchange struct {
-	js     jetstream.JetStream
-	st     jetstream.Stream
-	run    string
-	me, n  int
-	stream string
+	js    jetstream.JetStream
+	in    jetstream.Stream // this partition's batches
+	run   string
+	me, n int
 
 	mu      sync.Mutex
 	changed chan struct{}         // closed when a message arrives
 	batches map[batchKey][]byte   // arrived, not yet handed to Receive's take
 	handed  map[batchKey]struct{} // handed, of levels not done
 	handedN map[[2]int]int        // (level, from) -> batches handed
-	lastSeq map[int]uint64        // level -> the stream sequence of its last batch on this subject
+	lastSeq map[int]uint64        // level -> the sequence of its last batch in this partition's stream
 	reports map[reportKey][]byte
 	doneL   int // levels before this one are received: their batches are dropped
 	doneR   int // rounds before this one are over
@@ -66,7 +68,9 @@ var runName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // again while it catches up.
 const duplicateWindow = time.Hour
 
-// NewExchange joins run as partition me of n on nc, making the run's stream if it is not there.
+// NewExchange joins run as partition me of n on nc, making the run's streams that are not there:
+// every partition makes (or finds) all of them before it sends, so no batch goes to a subject no
+// stream captures (JetStream would refuse it).
 func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Exchange, error) {
 	if !runName.MatchString(run) {
 		return nil, fmt.Errorf("run id %q: use 1 to 64 letters, digits, - or _", run)
@@ -78,16 +82,24 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 	if err != nil {
 		return nil, err
 	}
-	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
+	x := &Exchange{js: js, run: run, me: me, n: n, changed: make(chan struct{}),
 		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
-	if err := x.makeStream(ctx); err != nil {
-		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
-			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
-		}
-		return nil, fmt.Errorf("make the run's stream %s: %w", x.stream, err)
+	if _, err := makeStream(ctx, nc, js, runStream(run), "cmc."+run+".>"); err != nil {
+		return nil, err
 	}
-	for _, subj := range []string{x.subject(me), "cmc." + run + ".ctl"} {
-		c, err := js.OrderedConsumer(ctx, x.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
+	for i := range n { // its own first, then the next ones: the partitions do not all race for one
+		k := (me + i) % n
+		st, err := makeStream(ctx, nc, js, inStream(run, k), x.subject(k))
+		if err != nil {
+			return nil, err
+		}
+		if k == me {
+			x.in = st
+		}
+	}
+	for _, r := range []struct{ stream, subj string }{{inStream(run, me), x.subject(me)}, {runStream(run), "cmc." + run + ".ctl"}} {
+		subj := r.subj
+		c, err := js.OrderedConsumer(ctx, r.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
 		if err != nil {
 			x.Close()
 			return nil, fmt.Errorf("read %s: %w", subj, err)
@@ -102,34 +114,47 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 	return x, nil
 }
 
-// makeStream makes the run's stream unless it is there. Every partition tries, at about the same
-// time: one that finds it made by another uses it, and a failure to make it (the server is still
-// making another's, or is busy) is tried again a few times.
-func (x *Exchange) makeStream(ctx context.Context) error {
+// runStream is the name of a run's stream: its control subject and the swarm's subjects.
+func runStream(run string) string { return "CMC_" + run }
+
+// inStream is the name of the stream of the batches to partition k. Its prefix is not CMC_, so no
+// run's id makes its run stream's name one of another run's partition streams.
+func inStream(run string, k int) string { return "CMCIN_" + run + "_" + strconv.Itoa(k) }
+
+// makeStream makes a stream of the run unless it is there. Every partition tries, at about the
+// same time: one that finds it made by another uses it, and a failure to make it (the server is
+// still making another's, or is busy) is tried again a few times.
+func makeStream(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, name, subject string) (jetstream.Stream, error) {
 	cfg := jetstream.StreamConfig{
-		Name: x.stream, Subjects: []string{"cmc." + x.run + ".>"}, Storage: jetstream.FileStorage,
+		Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage,
 		Duplicates: duplicateWindow, Retention: jetstream.LimitsPolicy,
 	}
 	var err error
 	for attempt := range 10 {
-		if x.st, err = x.js.Stream(ctx, x.stream); err == nil {
-			return nil
+		var st jetstream.Stream
+		if st, err = js.Stream(ctx, name); err == nil {
+			return st, nil
 		}
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			if _, err = x.js.CreateStream(ctx, cfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			if _, err = js.CreateStream(ctx, cfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				continue // look it up: ours, or another partition's
 			}
 		}
-		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || ctx.Err() != nil {
-			return err
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
+		}
+		if ctx.Err() != nil {
+			break
 		}
 		select {
 		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
 		case <-ctx.Done():
-			return ctx.Err()
 		}
 	}
-	return err
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return nil, fmt.Errorf("make the run's stream %s: %w", name, err)
 }
 
 // Resume skips what the levels and rounds before level sent: the partition goes on from its
@@ -155,11 +180,11 @@ func (x *Exchange) Resume(level int) {
 	}
 }
 
-// Forget removes from the stream the batches the levels before level sent this partition
+// Forget removes from this partition's stream the batches the levels before level sent it
 // (engine.Forgetter): every partition has a checkpoint at level or later, so none will read them
 // again, and the NATS server need not keep them. A level's batches are all stored before any of
-// the next level's is sent (Barrier waits for them), so they are the subject's messages up to
-// the last one of level-1.
+// the next level's is sent (Barrier waits for them), so they are the stream's messages up to the
+// last one of level-1.
 func (x *Exchange) Forget(ctx context.Context, level int) error {
 	x.mu.Lock()
 	var seq uint64
@@ -173,32 +198,46 @@ func (x *Exchange) Forget(ctx context.Context, level int) error {
 	if seq == 0 {
 		return nil
 	}
-	if err := x.st.Purge(ctx, jetstream.WithPurgeSubject(x.subject(x.me)), jetstream.WithPurgeSequence(seq+1)); err != nil {
-		return fmt.Errorf("purge %s up to sequence %d: %w", x.subject(x.me), seq, err)
+	if err := x.in.Purge(ctx, jetstream.WithPurgeSequence(seq+1)); err != nil {
+		return fmt.Errorf("purge %s up to sequence %d: %w", inStream(x.run, x.me), seq, err)
 	}
 	return nil
 }
 
-// Close stops reading; the stream stays (DeleteRun removes it).
+// Close stops reading; the streams stay (DeleteRun removes them).
 func (x *Exchange) Close() {
 	for _, c := range x.cons {
 		c.Stop()
 	}
 }
 
-// DeleteRun removes a run's stream, once every partition is done with it.
+// DeleteRun removes a run's streams, once every partition is done with them. It finds the
+// partitions' streams by their subjects, so it needs no partition count and removes those of a
+// swarm's run (none) or a partitioned one alike.
 func DeleteRun(ctx context.Context, nc *nats.Conn, run string) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
 	}
-	if err := js.DeleteStream(ctx, "CMC_"+run); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return fmt.Errorf("delete the run's stream: %w", err)
+	names := []string{runStream(run)}
+	list := js.StreamNames(ctx, jetstream.WithStreamListSubject("cmcin."+run+".>"))
+	for name := range list.Name() {
+		names = append(names, name)
+	}
+	if err := list.Err(); err != nil {
+		return fmt.Errorf("list the run's streams: %w", err)
+	}
+	for _, name := range names {
+		if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("delete the run's stream %s: %w", name, err)
+		}
 	}
 	return nil
 }
 
-func (x *Exchange) subject(p int) string { return "cmc." + x.run + ".p" + strconv.Itoa(p) }
+// subject is where the batches to partition p go; its first token is not the run stream's (cmc),
+// so partition p's stream alone captures them.
+func (x *Exchange) subject(p int) string { return "cmcin." + x.run + "." + strconv.Itoa(p) }
 
 // maxUnacked bounds the batches published and not yet acknowledged (the client refuses more than
 // a few thousand).

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -83,12 +82,8 @@ func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int
 		running: map[int]context.CancelFunc{}, chunks: map[int]map[int][]byte{}, count: map[int]int{},
 		members: make([]memberProgress, members), chunk: max(1<<10, min(512<<10, int(nc.MaxPayload())-4<<10))}
 	// The run's stream, made as a partitioned check makes it.
-	x := &Exchange{js: js, run: run, stream: "CMC_" + run}
-	if err := x.makeStream(ctx); err != nil {
-		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
-			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
-		}
-		return nil, fmt.Errorf("make the run's stream %s: %w", x.stream, err)
+	if _, err := makeStream(ctx, nc, js, runStream(run), "cmc."+run+".>"); err != nil {
+		return nil, err
 	}
 	subjects := []string{sw.subject("stop")}
 	if me == 0 {
@@ -98,7 +93,7 @@ func NewSwarm(ctx context.Context, nc *nats.Conn, run string, me, n, members int
 		}
 	}
 	for _, subj := range subjects {
-		c, err := js.OrderedConsumer(ctx, x.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
+		c, err := js.OrderedConsumer(ctx, runStream(run), jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
 		if err != nil {
 			sw.Close()
 			return nil, fmt.Errorf("read %s: %w", subj, err)
