@@ -45,6 +45,7 @@ type Exchange struct {
 	handed  map[batchKey]struct{} // handed, of levels not done
 	handedN map[[2]int]int        // (level, from) -> batches handed
 	lastSeq map[int]uint64        // level -> the stream sequence of its last batch on this subject
+	ctlSeq  map[int]uint64        // round -> the stream sequence of its last report
 	reports map[reportKey][]byte
 	doneL   int // levels before this one are received: their batches are dropped
 	doneR   int // rounds before this one are over
@@ -79,14 +80,14 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 		return nil, err
 	}
 	x := &Exchange{js: js, run: run, me: me, n: n, stream: "CMC_" + run, changed: make(chan struct{}),
-		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
+		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, ctlSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
 	if err := x.makeStream(ctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 			return nil, fmt.Errorf("NATS at %s has no JetStream: start nats-server with -js", Redacted(nc.ConnectedUrlRedacted()))
 		}
 		return nil, fmt.Errorf("make the run's stream %s: %w", x.stream, err)
 	}
-	for _, subj := range []string{x.subject(me), "cmc." + run + ".ctl"} {
+	for _, subj := range []string{x.subject(me), x.control()} {
 		c, err := js.OrderedConsumer(ctx, x.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
 		if err != nil {
 			x.Close()
@@ -155,28 +156,46 @@ func (x *Exchange) Resume(level int) {
 	}
 }
 
-// Forget removes from the stream the batches the levels before level sent this partition
-// (engine.Forgetter): every partition has a checkpoint at level or later, so none will read them
-// again, and the NATS server need not keep them. A level's batches are all stored before any of
-// the next level's is sent (Barrier waits for them), so they are the subject's messages up to
-// the last one of level-1.
+// Forget removes from the stream the batches the levels before level sent this partition, and
+// the reports of the rounds before it (engine.Forgetter): every partition has a checkpoint at
+// level or later, so none will read them again, and the NATS server need not keep them. A level's
+// batches are all stored before any of the next level's is sent (Barrier waits for them), so they
+// are the subject's messages up to the last one of level-1; likewise the reports.
+//
+// The reports matter for memory, not for bytes: JetStream drops a block of the stream (up to
+// 8 MiB, held in the server's memory while in use) as soon as every message in it is gone, but a
+// block that keeps one message stays in memory until it has not been used for about 10 s. Every
+// level's last block has its reports in it; while they stayed, the server held about the last
+// 10 s of the run's batches rather than one level's (cluster.md "What the stream keeps").
 func (x *Exchange) Forget(ctx context.Context, level int) error {
 	x.mu.Lock()
-	var seq uint64
-	for l, s := range x.lastSeq {
-		if l < level {
-			seq = max(seq, s)
-			delete(x.lastSeq, l)
+	batches, reports := below(x.lastSeq, level), below(x.ctlSeq, level)
+	x.mu.Unlock()
+	for _, p := range []struct {
+		subject string
+		seq     uint64
+	}{{x.subject(x.me), batches}, {x.control(), reports}} {
+		if p.seq == 0 {
+			continue
+		}
+		if err := x.st.Purge(ctx, jetstream.WithPurgeSubject(p.subject), jetstream.WithPurgeSequence(p.seq+1)); err != nil {
+			return fmt.Errorf("purge %s up to sequence %d: %w", p.subject, p.seq, err)
 		}
 	}
-	x.mu.Unlock()
-	if seq == 0 {
-		return nil
-	}
-	if err := x.st.Purge(ctx, jetstream.WithPurgeSubject(x.subject(x.me)), jetstream.WithPurgeSequence(seq+1)); err != nil {
-		return fmt.Errorf("purge %s up to sequence %d: %w", x.subject(x.me), seq, err)
-	}
 	return nil
+}
+
+// below removes the levels (or rounds) before level from last and returns the greatest stream
+// sequence they had.
+func below(last map[int]uint64, level int) uint64 {
+	var seq uint64
+	for l, s := range last {
+		if l < level {
+			seq = max(seq, s)
+			delete(last, l)
+		}
+	}
+	return seq
 }
 
 // Close stops reading; the stream stays (DeleteRun removes it).
@@ -199,6 +218,9 @@ func DeleteRun(ctx context.Context, nc *nats.Conn, run string) error {
 }
 
 func (x *Exchange) subject(p int) string { return "cmc." + x.run + ".p" + strconv.Itoa(p) }
+
+// control is the subject of the level reports.
+func (x *Exchange) control() string { return "cmc." + x.run + ".ctl" }
 
 // maxUnacked bounds the batches published and not yet acknowledged (the client refuses more than
 // a few thousand).
@@ -235,7 +257,7 @@ func (x *Exchange) Barrier(ctx context.Context, round int, report []byte) ([][]b
 		return nil, err
 	}
 	clear(x.seq)
-	m := nats.NewMsg("cmc." + x.run + ".ctl")
+	m := nats.NewMsg(x.control())
 	m.Data = report
 	m.Header.Set("Cmc-Round", strconv.Itoa(round))
 	m.Header.Set("Cmc-From", strconv.Itoa(x.me))
@@ -387,6 +409,9 @@ func (x *Exchange) arrived(m jetstream.Msg) {
 			}
 		}
 	} else if r, ok := num("Cmc-Round"); ok && okF && from < x.n {
+		if md, err := m.Metadata(); err == nil {
+			x.ctlSeq[r] = max(x.ctlSeq[r], md.Sequence.Stream)
+		}
 		if k := (reportKey{r, from}); r >= x.doneR {
 			if _, dup := x.reports[k]; !dup {
 				x.reports[k] = m.Data()
