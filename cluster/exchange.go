@@ -38,6 +38,7 @@ import (
 type Exchange struct {
 	js    jetstream.JetStream
 	in    jetstream.Stream // this partition's batches
+	ctl   jetstream.Stream // the run's: the level reports (and a swarm's subjects)
 	run   string
 	me, n int
 
@@ -47,6 +48,7 @@ type Exchange struct {
 	handed  map[batchKey]struct{} // handed, of levels not done
 	handedN map[[2]int]int        // (level, from) -> batches handed
 	lastSeq map[int]uint64        // level -> the sequence of its last batch in this partition's stream
+	ctlSeq  map[int]uint64        // round -> the run stream's sequence of its last report
 	reports map[reportKey][]byte
 	doneL   int // levels before this one are received: their batches are dropped
 	doneR   int // rounds before this one are over
@@ -83,8 +85,8 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 		return nil, err
 	}
 	x := &Exchange{js: js, run: run, me: me, n: n, changed: make(chan struct{}),
-		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
-	if _, err := makeStream(ctx, nc, js, runStream(run), "cmc."+run+".>"); err != nil {
+		batches: map[batchKey][]byte{}, handed: map[batchKey]struct{}{}, handedN: map[[2]int]int{}, lastSeq: map[int]uint64{}, ctlSeq: map[int]uint64{}, reports: map[reportKey][]byte{}, seq: map[[2]int]int{}}
+	if x.ctl, err = makeStream(ctx, nc, js, runStream(run), "cmc."+run+".>"); err != nil {
 		return nil, err
 	}
 	for i := range n { // its own first, then the next ones: the partitions do not all race for one
@@ -97,7 +99,7 @@ func NewExchange(ctx context.Context, nc *nats.Conn, run string, me, n int) (*Ex
 			x.in = st
 		}
 	}
-	for _, r := range []struct{ stream, subj string }{{inStream(run, me), x.subject(me)}, {runStream(run), "cmc." + run + ".ctl"}} {
+	for _, r := range []struct{ stream, subj string }{{inStream(run, me), x.subject(me)}, {runStream(run), x.control()}} {
 		subj := r.subj
 		c, err := js.OrderedConsumer(ctx, r.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, DeliverPolicy: jetstream.DeliverAllPolicy})
 		if err != nil {
@@ -180,28 +182,48 @@ func (x *Exchange) Resume(level int) {
 	}
 }
 
-// Forget removes from this partition's stream the batches the levels before level sent it
-// (engine.Forgetter): every partition has a checkpoint at level or later, so none will read them
-// again, and the NATS server need not keep them. A level's batches are all stored before any of
-// the next level's is sent (Barrier waits for them), so they are the stream's messages up to the
-// last one of level-1.
+// Forget removes the batches the levels before level sent this partition from its stream, and
+// the reports of the rounds before it from the run's stream (engine.Forgetter): every partition
+// has a checkpoint at level or later, so none will read them again, and the NATS server need not
+// keep them. A level's batches are all stored before any of the next level's is sent (Barrier
+// waits for them), so they are the stream's messages up to the last one of level-1; likewise the
+// reports.
+//
+// The reports matter for memory, not for bytes: JetStream drops a block of a stream (up to
+// 8 MiB, held in the server's memory while in use) as soon as every message in it is gone, but a
+// block that keeps one message stays in memory until it has not been used for about 10 s. While
+// the reports stayed, the server held about the last 10 s of the run's messages rather than one
+// level's (cluster.md "What the streams keep").
 func (x *Exchange) Forget(ctx context.Context, level int) error {
 	x.mu.Lock()
-	var seq uint64
-	for l, s := range x.lastSeq {
-		if l < level {
-			seq = max(seq, s)
-			delete(x.lastSeq, l)
+	batches, reports := below(x.lastSeq, level), below(x.ctlSeq, level)
+	x.mu.Unlock()
+	for _, p := range []struct {
+		st      jetstream.Stream
+		subject string
+		seq     uint64
+	}{{x.in, x.subject(x.me), batches}, {x.ctl, x.control(), reports}} {
+		if p.seq == 0 {
+			continue
+		}
+		if err := p.st.Purge(ctx, jetstream.WithPurgeSubject(p.subject), jetstream.WithPurgeSequence(p.seq+1)); err != nil {
+			return fmt.Errorf("purge %s up to sequence %d: %w", p.subject, p.seq, err)
 		}
 	}
-	x.mu.Unlock()
-	if seq == 0 {
-		return nil
-	}
-	if err := x.in.Purge(ctx, jetstream.WithPurgeSequence(seq+1)); err != nil {
-		return fmt.Errorf("purge %s up to sequence %d: %w", inStream(x.run, x.me), seq, err)
-	}
 	return nil
+}
+
+// below removes the levels (or rounds) before level from last and returns the greatest stream
+// sequence they had.
+func below(last map[int]uint64, level int) uint64 {
+	var seq uint64
+	for l, s := range last {
+		if l < level {
+			seq = max(seq, s)
+			delete(last, l)
+		}
+	}
+	return seq
 }
 
 // Close stops reading; the streams stay (DeleteRun removes them).
@@ -239,6 +261,9 @@ func DeleteRun(ctx context.Context, nc *nats.Conn, run string) error {
 // so partition p's stream alone captures them.
 func (x *Exchange) subject(p int) string { return "cmcin." + x.run + "." + strconv.Itoa(p) }
 
+// control is the subject of the level reports.
+func (x *Exchange) control() string { return "cmc." + x.run + ".ctl" }
+
 // maxUnacked bounds the batches published and not yet acknowledged (the client refuses more than
 // a few thousand).
 const maxUnacked = 512
@@ -274,7 +299,7 @@ func (x *Exchange) Barrier(ctx context.Context, round int, report []byte) ([][]b
 		return nil, err
 	}
 	clear(x.seq)
-	m := nats.NewMsg("cmc." + x.run + ".ctl")
+	m := nats.NewMsg(x.control())
 	m.Data = report
 	m.Header.Set("Cmc-Round", strconv.Itoa(round))
 	m.Header.Set("Cmc-From", strconv.Itoa(x.me))
@@ -426,6 +451,9 @@ func (x *Exchange) arrived(m jetstream.Msg) {
 			}
 		}
 	} else if r, ok := num("Cmc-Round"); ok && okF && from < x.n {
+		if md, err := m.Metadata(); err == nil {
+			x.ctlSeq[r] = max(x.ctlSeq[r], md.Sequence.Stream)
+		}
 		if k := (reportKey{r, from}); r >= x.doneR {
 			if _, dup := x.reports[k]; !dup {
 				x.reports[k] = m.Data()

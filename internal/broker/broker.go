@@ -1,7 +1,8 @@
 // Package broker starts the NATS server a partitioned check on one machine uses (cluster/): in
 // the coordinator's process, with JetStream in the run's directory, listening on 127.0.0.1 only,
 // on a port the system picks, with a random token, so no one else on the machine or the network
-// can read or write the run's messages. A cluster brings its own NATS instead.
+// can read or write the run's messages. A cluster brings its own NATS instead. While a server
+// runs, the process collects garbage sooner (gc.go): the server's heap is the run's stream.
 //
 // The worker binary never links this package: it links only the NATS client.
 package broker
@@ -42,6 +43,7 @@ func Start(dir string) (*Broker, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("the embedded NATS server did not start within 10 s")
 	}
+	lowerGC()
 	return &Broker{srv: srv, URL: srv.ClientURL(), Token: token}, nil
 }
 
@@ -49,4 +51,5 @@ func Start(dir string) (*Broker, error) {
 func (b *Broker) Close() {
 	b.srv.Shutdown()
 	b.srv.WaitForShutdown()
+	restoreGC()
 }
