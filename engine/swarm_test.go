@@ -17,15 +17,7 @@ import (
 func TestSwarmSameResult(t *testing.T) {
 	for _, c := range swarmCases() {
 		t.Run(c.name, func(t *testing.T) {
-			opts := c.opts
-			opts.Workers = 1
-			want, err := Check(context.Background(), c.build(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want.Violations) != c.violations {
-				t.Fatalf("one goroutine: %d violations, want %d", len(want.Violations), c.violations)
-			}
+			opts, want := c.oneGoroutine(t)
 			for _, workers := range []int{2, 4} {
 				var builds atomic.Int64
 				opts.Workers = workers
@@ -73,6 +65,22 @@ type swarmCase struct {
 	build      func() *cmc.Model
 	opts       Options
 	violations int // the one goroutine's, so the comparison is not of empty results
+}
+
+// oneGoroutine checks the case with its members on one goroutine, the result the others must
+// give, and returns the options it used.
+func (c swarmCase) oneGoroutine(t *testing.T) (Options, *Result) {
+	t.Helper()
+	opts := c.opts
+	opts.Workers = 1
+	want, err := Check(context.Background(), c.build(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Violations) != c.violations {
+		t.Fatalf("one goroutine: %d violations, want %d", len(want.Violations), c.violations)
+	}
+	return opts, want
 }
 
 // swarmCases are swarms over models with violations, bounds, scenarios and goals.
@@ -133,15 +141,7 @@ func TestSwarmOverProcesses(t *testing.T) {
 		swarmCase{"TwoPhase RM=4, 13 members, state bound", func() *cmc.Model { return twophase.New(4) }, Options{Search: "swarm", SelfCheck: -1, MaxStates: 3000, Members: 13}, 0})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := c.opts
-			opts.Workers = 1
-			want, err := Check(context.Background(), c.build(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want.Violations) != c.violations {
-				t.Fatalf("one process: %d violations, want %d", len(want.Violations), c.violations)
-			}
+			opts, want := c.oneGoroutine(t)
 			for _, run := range []struct{ processes, workers int }{{2, 1}, {3, 1}, {2, 2}} {
 				o := opts
 				o.Workers = run.workers

@@ -11,6 +11,8 @@ import (
 	"github.com/cmc-go/cmc/internal/service"
 )
 
+// checkJSON is what check -json prints that these tests read (a partitioned check, a swarm over
+// processes, a worker).
 type checkJSON struct {
 	States, Transitions int64
 	Depth               int
@@ -18,6 +20,7 @@ type checkJSON struct {
 	Violations          []struct {
 		Kind, Message string
 		Length        int
+		TraceID       int64 `json:"trace_id"`
 	}
 }
 

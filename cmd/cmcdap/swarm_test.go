@@ -14,24 +14,13 @@ import (
 	"github.com/cmc-go/cmc/internal/broker"
 )
 
-type swarmJSON struct {
-	States, Transitions int64
-	Depth               int
-	Complete            bool
-	Violations          []struct {
-		Kind, Message string
-		Length        int
-		TraceID       int64 `json:"trace_id"`
-	}
-}
-
 // swarmCheck runs check -json -search swarm with args into db, and returns what it printed and
 // its stderr.
-func swarmCheck(t *testing.T, db string, args ...string) (swarmJSON, string) {
+func swarmCheck(t *testing.T, db string, args ...string) (checkJSON, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := runCheck(append([]string{"-json", "-q", "-search", "swarm", "-db", db}, args...), &out, &errb)
-	var res swarmJSON
+	var res checkJSON
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code == 2 {
 		t.Fatalf("check %s: exit %d, %v: %s %s", strings.Join(args, " "), code, err, out.String(), errb.String())
 	}
@@ -41,7 +30,7 @@ func swarmCheck(t *testing.T, db string, args ...string) (swarmJSON, string) {
 // sameSwarm compares a swarm over processes with the one-process swarm: the counts, and each
 // violation's trace, which the store keeps once (a trace along the same steps as one stored
 // before keeps its id), so an equal id is an equal trace.
-func sameSwarm(t *testing.T, what string, got, want swarmJSON) {
+func sameSwarm(t *testing.T, what string, got, want checkJSON) {
 	t.Helper()
 	if got.States != want.States || got.Transitions != want.Transitions || got.Depth != want.Depth || got.Complete != want.Complete {
 		t.Errorf("%s: %+v; one process %+v", what, got, want)
@@ -185,7 +174,7 @@ func TestSwarmWorkers(t *testing.T) {
 	if codes[0] != 0 || codes[1] != 0 {
 		t.Fatalf("exit %v; stderr %q, %q", codes, errs[0].String(), errs[1].String())
 	}
-	var got swarmJSON
+	var got checkJSON
 	if err := json.Unmarshal(outs[0].Bytes(), &got); err != nil {
 		t.Fatalf("process 0: %v: %s", err, outs[0].String())
 	}
