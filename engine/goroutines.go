@@ -44,10 +44,10 @@ func (l *leaks) begin() int {
 
 // check compares the goroutine count before the handler ran (begin's) with now.
 func (l *leaks) check(before int, ev *cmc.Event) *Failure {
-	defer func() { l.after = runtime.NumGoroutine() }()
-	if runtime.NumGoroutine() <= before {
+	if l.after = runtime.NumGoroutine(); l.after <= before {
 		return nil
 	}
+	defer func() { l.after = runtime.NumGoroutine() }()
 	// A goroutine that is finishing its work gets a moment to end.
 	for i := 0; i < 20 && runtime.NumGoroutine() > before; i++ {
 		runtime.Gosched()
