@@ -42,6 +42,10 @@ func (dec *Decoder) DecodeValue(b []byte, root reflect.Value) error {
 	return dec.d.decode(b, root)
 }
 
+// Footprint makes f the footprint of the value the last DecodeValue restored, and reports whether
+// it has one. Call it before the value changes.
+func (dec *Decoder) Footprint(f *Footprint) bool { return dec.d.fp.fill(f) }
+
 // decode decodes b into root. It keeps d's scratch space, string table and plans.
 func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 	if !root.IsValid() {
@@ -65,7 +69,11 @@ func (d *decoder) decode(b []byte, root reflect.Value) (err error) {
 			err = fmt.Errorf("decode state at byte %d: %s", d.pos, f.msg)
 		}
 	}()
-	d.objs = append(d.objs, decObject{v: root, plan: d.plans.get(root.Type().Elem())})
+	rootPlan := d.plans.get(root.Type().Elem())
+	d.fp.start(root.UnsafePointer())
+	d.fp.ok = !d.arrays
+	d.fp.add(root.UnsafePointer(), rootPlan, 1)
+	d.objs = append(d.objs, decObject{v: root, plan: rootPlan})
 	for i := 0; i < len(d.objs); i++ {
 		o := d.objs[i]
 		switch {
@@ -95,6 +103,7 @@ type decoder struct {
 	dyn     []dynType         // interfaces' dynamic types met so far (interfaces.go)
 	word    unsafe.Pointer    // scratch for a pointer-shaped value inside an interface
 	funcs   []funcFound       // func values restored so far (funcs.go)
+	fp      footprinter       // the memory of the value being decoded (Decoder.Footprint)
 }
 
 type decObject struct {
@@ -269,6 +278,7 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	case n == 0:
 		return reflect.Zero(t)
 	case n == 1:
+		d.fp.ok = false // a global's contents lie outside the component
 		return d.global(t)
 	}
 	n--
@@ -288,10 +298,12 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 			size := d.uvarint()
 			d.checkCount(size, max(1, addMin(p.key.min, p.elem.min)), 0)
 			o := reflect.MakeMapWithSize(t, int(size))
+			d.fp.ok = false // a map's memory is not flat
 			d.objs = append(d.objs, decObject{v: o, plan: p, n: size})
 			return o
 		}
 		o := reflect.New(t.Elem())
+		d.fp.add(o.UnsafePointer(), p, 1)
 		if o.Type() != t { // a named pointer type
 			o = o.Convert(t)
 		}
@@ -309,6 +321,7 @@ func (d *decoder) pointee(t reflect.Type, p *plan) unsafe.Pointer {
 	pos := d.pos
 	if n := d.uvarint(); n >= 2 && n-1 == uint64(len(d.objs))+1 {
 		o := reflect.New(p.t)
+		d.fp.add(o.UnsafePointer(), p, 1)
 		d.objs = append(d.objs, decObject{v: o, plan: p})
 		return o.UnsafePointer()
 	}

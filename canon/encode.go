@@ -168,7 +168,7 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		}
 		e.buf = append(dst, plainMode)
 		e.asDecoded = true
-		e.fp.start()
+		e.fp.start(r.V.UnsafePointer())
 		if i < len(arrays) && arrays[i] {
 			e.asDecoded = false // array elements no slice sees are not restored
 			e.fp.ok = false
@@ -431,6 +431,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 		e.seen.put(uintptr(ptr), n)
 		if !isMap {
 			e.addSpan(ptr, t.Elem().Size())
+			e.fp.add(ptr, target, 1)
 		}
 	}
 	if isMap {
@@ -442,7 +443,6 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 // addSpan records memory an object owns. While tracking, an overlap fails at once, so the error
 // names the second path that reached the memory.
 func (e *encoder) addSpan(ptr unsafe.Pointer, size uintptr) {
-	e.fp.add(ptr, size)
 	start := uintptr(ptr)
 	s := span{start: start, end: start + size, comp: e.comp}
 	if e.tracking {

@@ -34,6 +34,10 @@ type plan struct {
 	// errorPointer: a *t is an error, so a pointer to a t may be a sentinel error (globals.go).
 	// Known once here, not asked of reflect at every pointer an encoder meets.
 	errorPointer bool
+
+	// partial: a struct's state fields, when it also has fields that are not state (cmc:"-" or
+	// a rule); nil otherwise. A footprint restores only these in a root (Footprint.Restore).
+	partial []field
 }
 
 var (
@@ -216,6 +220,9 @@ func buildStruct(p *plan) {
 		}
 		p.min = addMin(p.min, f.plan.min)
 		fields = append(fields, f)
+	}
+	if len(hidden) > 0 {
+		p.partial = append([]field{}, fields...) // not nil, even with no state field
 	}
 	p.enc = func(e *encoder, v reflect.Value) {
 		if ptr, ok := addr(v); ok {

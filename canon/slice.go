@@ -46,6 +46,7 @@ func buildSlice(p *plan, set bool) {
 		}
 		if c > 0 && size > 0 {
 			e.addSpan(base, uintptr(c)*size)
+			e.fp.add(base, elem, c)
 		}
 		if !set && c > n && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(base, uintptr(n)*size)), uintptr(c-n)*size)) {
 			e.asDecoded = false // Decode restores spare capacity as zeros
@@ -98,6 +99,7 @@ func buildSlice(p *plan, set bool) {
 			b := make([]byte, n, c)
 			copy(b, d.take(n))
 			*(*[]byte)(ptr) = b
+			d.fp.add(unsafe.Pointer(unsafe.SliceData(b)), elem, c)
 			return
 		}
 		v := reflect.NewAt(t, ptr).Elem()
@@ -116,6 +118,7 @@ func buildSlice(p *plan, set bool) {
 			return
 		}
 		base, dec := *(*unsafe.Pointer)(ptr), elem.fastDec
+		d.fp.add(base, elem, c)
 		wasKey := d.inKey
 		d.inKey = d.inKey || set // the encoder wrote set elements as keys (setContent)
 		for i := range int(n) {

@@ -539,3 +539,57 @@ func TestKeptObjectsAreAsRestored(t *testing.T) {
 		})
 	}
 }
+
+// inPlace is a component a handler changes in place: an append into spare capacity, a pointee, a
+// pointee's field that is not state, and a field of the root that is not state.
+type inPlace struct {
+	Buf  []int
+	P    *int
+	Pad  *scratchpad
+	Seen int `cmc:"-"` // in the root: Decode leaves it as it is, and so must a restore
+}
+
+// A transition starts from its state as decoding would give it, even when the transition before
+// it, from the same state, changed the component's own objects in place: a restore copies the
+// memory back (canon.Footprint.Restore), and leaves the root's fields that are not state alone.
+func TestRestoreUndoesChangesInPlace(t *testing.T) {
+	build := func() *cmc.Model {
+		w := &inPlace{Buf: make([]int, 1, 2), P: new(int), Pad: &scratchpad{}}
+		grows := 0 // not state: how many times a grow ran, which w.Seen follows
+		m := cmc.NewModel("in place")
+		p := m.Process("w", w)
+		grow := func() {
+			w.Buf = append(w.Buf, 7) // writes the spare element in place
+			w.Buf[0] = 9
+			*w.P = 5
+			w.Pad.N, w.Pad.Seen = 1, 3
+			grows++
+			w.Seen = grows
+		}
+		look := func() {
+			cmc.Assert(w.Seen == grows, "the root's field that is not state is %d, not %d", w.Seen, grows)
+			if len(w.Buf) == 1 {
+				cmc.Assert(w.Buf[0] == 0 && w.Buf[:2][1] == 0 && *w.P == 0 && w.Pad.N == 0 && w.Pad.Seen == 0,
+					"a transition saw what the one before it wrote: %v %d %+v", w.Buf[:2], *w.P, *w.Pad)
+			}
+		}
+		// Twice: the first restore of a state decodes it, the next ones copy its footprint back.
+		p.On("grow", grow, cmc.When(func() bool { return len(w.Buf) == 1 }))
+		p.On("look", look)
+		p.On("grow again", grow, cmc.When(func() bool { return len(w.Buf) == 1 }))
+		p.On("look again", look)
+		return m
+	}
+	for _, search := range []string{"bfs", "dfs"} {
+		res, err := Check(context.Background(), build(), Options{SelfCheck: -1, Search: search})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Violations) > 0 {
+			t.Fatalf("%s: %s: %s", search, res.Violations[0].Violation.Kind, res.Violations[0].Violation.Message)
+		}
+		if res.States != 2 || res.Transitions != 6 || !res.Complete {
+			t.Errorf("%s: states %d transitions %d complete %v, want 2, 6 and complete", search, res.States, res.Transitions, res.Complete)
+		}
+	}
+}

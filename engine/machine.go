@@ -125,17 +125,29 @@ func (mc *Machine) Close() {
 	}
 }
 
-// Load makes the live roots hold s, decoding only the components that differ from what they hold.
+// Load makes the live roots hold s, restoring only the components that differ from what they
+// hold. A component whose footprint is of the value s needs (the one last decoded, which a handler
+// has since changed) gets its memory back from the footprint's copy; any other is decoded, and its
+// footprint recorded for the next transitions from the same state.
 func (mc *Machine) Load(s State) error {
 	for i, id := range s {
 		if mc.loaded[i] == id {
 			continue
 		}
+		lv := &mc.live[i]
+		if lv.id == id && lv.fp.Restore() {
+			mc.loaded[i] = id
+			continue
+		}
+		lv.id = dirty
 		c := mc.Def.Components[i]
 		if err := mc.dec.DecodeValue(mc.pool.blob(id), c.Root); err != nil {
 			return fmt.Errorf("restore %s: %w", c.Name, err)
 		}
 		mc.loaded[i] = id
+		if mc.dec.Footprint(&lv.fp) {
+			lv.id = id
+		}
 	}
 	return nil
 }
@@ -170,7 +182,9 @@ func (mc *Machine) capture(s State, comps []int) error {
 		} else {
 			id = mc.pool.intern(b)
 		}
-		s[c], mc.loaded[c], mc.live[c].id = id, dirty, dirty
+		// live[c] stays: while its footprint is of the value the handler started from, a restore
+		// copies it back.
+		s[c], mc.loaded[c] = id, dirty
 		if mc.enc.AsDecoded() {
 			mc.loaded[c] = id
 			if id == mc.ran[c] && mc.enc.Footprint(&mc.live[c].fp) {
