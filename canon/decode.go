@@ -278,7 +278,7 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 	case n == 0:
 		return reflect.Zero(t)
 	case n == 1:
-		d.fp.ok = false // a global's contents lie outside the component
+		d.fp.global()
 		return d.global(t)
 	}
 	n--
@@ -298,7 +298,7 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 			size := d.uvarint()
 			d.checkCount(size, max(1, addMin(p.key.min, p.elem.min)), 0)
 			o := reflect.MakeMapWithSize(t, int(size))
-			d.fp.ok = false // a map's memory is not flat
+			d.fp.addMap(nil, t, o)
 			d.objs = append(d.objs, decObject{v: o, plan: p, n: size})
 			return o
 		}

@@ -143,8 +143,14 @@ func (enc *Encoder) AsDecoded() bool { return enc.e.asDecoded }
 func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
 
 // Footprint makes f the footprint of the component last handed to EncodeComponents' emit, and
-// reports whether it has one.
-func (enc *Encoder) Footprint(f *Footprint) bool { return enc.e.fp.fill(f) }
+// reports whether it has one that Same can answer for (no map, no global). If not, f is left as it
+// was: a checker keeps the footprint its decoder gave, which still restores the value.
+func (enc *Encoder) Footprint(f *Footprint) bool {
+	if !enc.e.fp.flat {
+		return false
+	}
+	return enc.e.fp.fill(f)
+}
 
 // sharedInside marks the components whose own memory overlaps (slices sharing a backing array):
 // they are encoded again in array mode.
@@ -388,7 +394,7 @@ func (e *encoder) ref(t reflect.Type, ptr unsafe.Pointer, target *plan, zeroSize
 		}
 		if !faults.NoGlobals && e.glob.isGlobal(ptr, !isMap && target.errorPointer) {
 			if k := e.globalKey(t, ptr); k != "" {
-				e.fp.ok = false // a global's contents lie outside the component
+				e.fp.global()
 				e.buf = append(e.buf, 1)
 				e.uvarint(uint64(len(k)))
 				e.buf = append(e.buf, k...)
@@ -435,7 +441,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 		}
 	}
 	if isMap {
-		e.fp.ok = false // a map's memory is not flat
+		e.fp.addMap(ptr, target.t, reflect.Value{})
 	}
 	return n
 }

@@ -11,17 +11,21 @@ import (
 // is the same, the value is the same, and so are its canonical bytes: a checker need neither
 // encode it again nor restore it. Why the comparison is enough: the regions are every object,
 // backing array and root the value reaches, in the order they were reached, so each one's pointer
-// lies in a region compared before it; strings, the only memory outside, never change. Values
-// holding maps (whose memory is not flat), globals (whose contents lie elsewhere) or slices in
+// lies in a region compared before it; strings, the only memory outside, never change. Slices in
 // array mode have no footprint.
 //
 // Once a handler has changed the value, Restore writes the copy back: the value is again the one
 // the footprint saw, without decoding. The copy is typed memory, written and read with the
 // runtime's write barriers, so the collector sees every pointer it holds and the objects and
-// strings the old value reached stay alive while the footprint does.
+// strings the old value reached stay alive while the footprint does. A map's memory is not flat:
+// its entries are copied out, and a restore empties the same map and puts them back. A value
+// holding a map or a pointer to a package-level variable (whose contents lie elsewhere) can be
+// restored but never compares the same: a capture encodes it again.
 type Footprint struct {
 	regions []region
 	shadows []shadow
+	maps    []mapCopy
+	flat    bool // no maps, no globals: Same can answer
 	// root lists the root object's state fields when it also has fields that are not state: a
 	// restore leaves those as they are, as Decode does. Nil: the whole root is state.
 	root []field
@@ -43,8 +47,20 @@ type shadow struct {
 	n   int
 }
 
+// mapCopy is a map of the value and its entries when the footprint was recorded.
+type mapCopy struct {
+	ptr        unsafe.Pointer // the map, when m is not made yet
+	t          reflect.Type
+	m          reflect.Value
+	keys, vals reflect.Value // []K and []V, typed: the collector sees their pointers
+	n          int
+}
+
 // Same reports whether the memory still holds what it held.
 func (f *Footprint) Same() bool {
+	if !f.flat {
+		return false
+	}
 	for i, r := range f.regions {
 		if !bytes.Equal(unsafe.Slice((*byte)(r.start), r.size), unsafe.Slice((*byte)(f.shadows[i].ptr), r.size)) {
 			return false
@@ -69,14 +85,21 @@ func (f *Footprint) Restore() bool {
 		}
 		typedslicecopy(r.typ, sliceHeader{r.start, r.n, r.n}, sliceHeader{src, r.n, r.n})
 	}
+	for _, c := range f.maps {
+		c.m.Clear()
+		for i := range c.n {
+			c.m.SetMapIndex(c.keys.Index(i), c.vals.Index(i))
+		}
+	}
 	return true
 }
 
 // record makes f the footprint of regions, copying their values now. Shadows are kept from one
 // recording to the next when a region's type and length fit.
-func (f *Footprint) record(regions []region, root []field) {
+func (f *Footprint) record(regions []region, maps []mapCopy, root []field, flat bool) {
 	f.regions = append(f.regions[:0], regions...)
-	f.root = root
+	f.root, f.flat = root, flat
+	f.recordMaps(maps)
 	if len(f.shadows) < len(regions) {
 		f.shadows = append(f.shadows, make([]shadow, len(regions)-len(f.shadows))...)
 	}
@@ -89,13 +112,47 @@ func (f *Footprint) record(regions []region, root []field) {
 	}
 }
 
+// recordMaps copies out the entries of maps (m set, nothing else), keeping the copies' slices from
+// the last recording when they fit.
+func (f *Footprint) recordMaps(maps []mapCopy) {
+	old := f.maps
+	f.maps = f.maps[:0]
+	for i, c := range maps {
+		if !c.m.IsValid() {
+			cell := reflect.New(c.t) // a map value of its own, not the encoder's scratch
+			typedmemmove(rtypeOf(c.t), cell.UnsafePointer(), unsafe.Pointer(&c.ptr))
+			c.m = cell.Elem()
+		}
+		c.ptr = nil
+		if i < len(old) && old[i].keys.IsValid() && old[i].keys.Type().Elem() == c.m.Type().Key() && old[i].vals.Type().Elem() == c.m.Type().Elem() {
+			c.keys, c.vals = old[i].keys, old[i].vals
+		}
+		n := c.m.Len()
+		if !c.keys.IsValid() || c.keys.Len() < n {
+			c.keys = reflect.MakeSlice(reflect.SliceOf(c.m.Type().Key()), n, n)
+			c.vals = reflect.MakeSlice(reflect.SliceOf(c.m.Type().Elem()), n, n)
+		}
+		it := c.m.MapRange()
+		for c.n = 0; it.Next(); c.n++ {
+			c.keys.Index(c.n).SetIterKey(it)
+			c.vals.Index(c.n).SetIterValue(it)
+		}
+		f.maps = append(f.maps, c)
+	}
+	if len(old) > len(f.maps) {
+		clear(old[len(f.maps):]) // copies no longer used
+	}
+}
+
 // Clear drops the footprint's references, so it does not keep old objects alive.
 func (f *Footprint) Clear() {
 	clear(f.regions)
 	f.regions = f.regions[:0]
 	clear(f.shadows)
 	f.shadows = f.shadows[:0]
-	f.root = nil
+	clear(f.maps)
+	f.maps = f.maps[:0]
+	f.root, f.flat = nil, false
 }
 
 // spans adds the footprint's memory to a capture's sharing checks, for a component that is not
@@ -110,15 +167,29 @@ func (f *Footprint) spans(e *encoder) {
 // when the component has memory a footprint cannot describe.
 type footprinter struct {
 	regions []region
+	maps    []mapCopy
 	rootPtr unsafe.Pointer
 	root    []field // the root's state fields, if it has others (Footprint.root)
 	ok      bool
+	flat    bool // no maps, no globals met
 }
 
 // start begins a component whose root object is at root.
 func (p *footprinter) start(root unsafe.Pointer) {
-	p.regions, p.rootPtr, p.root, p.ok = p.regions[:0], root, nil, true
+	clear(p.maps)
+	p.regions, p.maps, p.rootPtr, p.root, p.ok, p.flat = p.regions[:0], p.maps[:0], root, nil, true, true
 }
+
+// addMap records a map of type t the value holds, at ptr; m is the map, if the caller has it.
+func (p *footprinter) addMap(ptr unsafe.Pointer, t reflect.Type, m reflect.Value) {
+	p.flat = false
+	if p.ok {
+		p.maps = append(p.maps, mapCopy{ptr: ptr, t: t, m: m})
+	}
+}
+
+// global records that the value points to a package-level variable.
+func (p *footprinter) global() { p.flat = false }
 
 // add records n values of plan elem's type at start.
 func (p *footprinter) add(start unsafe.Pointer, elem *plan, n int) {
@@ -132,12 +203,13 @@ func (p *footprinter) add(start unsafe.Pointer, elem *plan, n int) {
 
 // fill makes f the footprint of what was collected, and reports whether there is one.
 func (p *footprinter) fill(f *Footprint) bool {
-	if !p.ok || len(p.regions) == 0 {
+	if !p.ok || len(p.regions)+len(p.maps) == 0 {
 		f.Clear()
 		return false
 	}
-	f.record(p.regions, p.root)
+	f.record(p.regions, p.maps, p.root, p.flat)
 	clear(p.regions) // the footprint holds them now
+	clear(p.maps)
 	return true
 }
 

@@ -114,9 +114,34 @@ func TestFootprint(t *testing.T) {
 			}
 		})
 	}
+	// A map's memory is not flat: a capture gives no footprint, and a restore's never says the
+	// same, but still restores the value.
 	var enc canon.Encoder
-	if _, _, fps := capture(t, &enc, root("m", &withMap{M: map[string]int{"a": 1}})); fps[0] != nil {
-		t.Error("a value holding a map has a footprint, but a map's memory is not flat")
+	w := &withMap{M: map[string]int{"a": 1, "b": 2}}
+	b, _, fps := capture(t, &enc, root("m", w))
+	if fps[0] != nil {
+		t.Error("a capture gave a footprint of a value holding a map, but a map's memory is not flat")
+	}
+	var dec canon.Decoder
+	if err := dec.DecodeValue(b[0], reflect.ValueOf(w)); err != nil {
+		t.Fatal(err)
+	}
+	var fp canon.Footprint
+	if !dec.Footprint(&fp) {
+		t.Fatal("no footprint for a decoded value holding a map")
+	}
+	if fp.Same() {
+		t.Error("a footprint of a value holding a map says the same, but a map's memory is not flat")
+	}
+	m := w.M
+	delete(w.M, "a")
+	w.M["c"] = 3
+	w.M = map[string]int{}
+	if !fp.Restore() || len(w.M) != 2 || w.M["a"] != 1 || w.M["b"] != 2 {
+		t.Errorf("restored map %v, want map[a:1 b:2]", w.M)
+	}
+	if reflect.ValueOf(w.M).UnsafePointer() != reflect.ValueOf(m).UnsafePointer() {
+		t.Error("restore put another map in the value, not the one it held")
 	}
 }
 
