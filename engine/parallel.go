@@ -56,6 +56,9 @@ type parallel struct {
 	wg      sync.WaitGroup
 	off     bool     // workers are out for this search
 	exit    Position // the run where a merged record says the model called runtime.Goexit
+	// inOrder: chunks are merged in the order they are handed out (breadth-first levels), which
+	// judged relies on; a depth-first search merges them in the order it pops their states.
+	inOrder bool
 }
 
 // parallel returns the search's parallel expansion, or nil when the options rule it out.
@@ -67,7 +70,7 @@ func (s *search) parallel() *parallel {
 	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil {
 		return nil
 	}
-	return &parallel{s: s, n: n}
+	return &parallel{s: s, n: n, inOrder: true}
 }
 
 // use reports whether workers expand a level of states states, starting them the first time.
@@ -238,7 +241,8 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 		queue = queue[1:]
 		<-c.done
 		p.exit = Position{State: -1}
-		stopped, redo, err := p.merge(c, cur, next, depth)
+		first := c.first
+		stopped, redo, err := p.merge(c, depth, next.push, func(i int) int { return cur.len() - (first + i) + next.len() })
 		p.spare = append(p.spare, c)
 		switch {
 		case p.exit.State >= 0:
@@ -271,29 +275,37 @@ func (p *parallel) chunk() *chunk {
 	return &chunk{done: make(chan struct{}, 1)}
 }
 
-// merge does what the sequential search does with each record of c, in order. It reports whether
-// the search stopped, or whether c must be expanded again by the search itself (redo).
-func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo bool, err error) {
+// merge does what the sequential search does with each record of c, in order: a new successor
+// to explore goes to push, and frontier(i) is how many states wait once c's state i is expanded.
+// It reports whether the search stopped, or whether c must be expanded again by the search
+// itself (redo).
+func (p *parallel) merge(c *chunk, depth int, push func(int32, int, State), frontier func(i int) int) (stopped, redo bool, err error) {
 	s := p.s
 	if c.globals {
 		return false, true, nil
 	}
 	k := len(s.init)
+	counted := false // the state's expansion is counted already
 	for ri := range c.recs {
 		r := &c.recs[ri]
 		i := int(r.state)
 		idx := c.idx[i]
 		switch r.kind {
 		case recEnd:
-			s.expanded()
+			if !counted {
+				s.expanded()
+			}
+			counted = false
 			if s.stop {
 				return true, false, nil
 			}
-			s.tick(depth, cur.len()-(c.first+i)+next.len())
+			s.tick(depth, frontier(i))
 			continue
 		case recFail:
 			s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
 		case recDeadlock:
+			s.expanded() // before the verdict, as the sequential search does
+			counted = true
 			s.violation(idx, nil, r.viol)
 		case recErr:
 			return false, false, r.err
@@ -346,7 +358,7 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 				if r.cut {
 					s.res.Cut++
 				} else {
-					next.push(nidx, depth+1, st)
+					push(nidx, depth+1, st)
 				}
 			}
 		}
@@ -494,11 +506,11 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		}
 	}
 	r.hash = mc.Hash(w.next)
-	if !w.exact && (w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
+	if !w.exact && (w.p.inOrder && w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
 		r.seen = true
 		return true
 	}
-	if !w.exact {
+	if !w.exact && w.p.inOrder {
 		w.judged.add(r.hash)
 	}
 	r.sOff = uint32(len(c.succ))
