@@ -45,7 +45,9 @@ func (a *ahead) issue(stack *frontier) {
 	a.running = true
 	a.collect()
 	p, s := a.p, a.p.s
-	for j := stack.len() - 1; j >= 0 && len(a.busy) < p.window() && len(a.chunks) < maxAhead; j-- {
+	// Look no deeper than a few windows: states further down wait long, and a scan of the whole
+	// stack at every pop would cost more than it saves.
+	for j := stack.len() - 1; j >= max(0, stack.len()-8*p.window()) && len(a.busy) < p.window() && len(a.chunks) < maxAhead; j-- {
 		idx, depth, st := stack.at(j)
 		if _, ok := a.chunks[idx]; ok || s.opts.MaxDepth > 0 && depth >= s.opts.MaxDepth {
 			continue
