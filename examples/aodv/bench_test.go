@@ -1,6 +1,8 @@
 package aodv
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/cmc-go/cmc"
@@ -66,4 +68,29 @@ func BenchmarkCodec(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBreadthFirst measures the breadth-first search of AODVSpecBug up to its first 300,000
+// states (the whole search stops at 2,168,369), with one and two workers: the cost per transition
+// without the self-check, and what a second core adds. docs/performance.md ("AODV per
+// transition") records its figures.
+func BenchmarkBreadthFirst(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("Workers%d", workers), func(b *testing.B) {
+			build := func() (*cmc.Model, error) { return cmc.Build("AODVSpecBug", nil) }
+			var res *engine.Result
+			for b.Loop() {
+				m, err := build()
+				if err != nil {
+					b.Fatal(err)
+				}
+				opts := engine.Options{Search: "bfs", MaxStates: 300000, SelfCheck: -1, Workers: workers, Build: build}
+				if res, err = engine.Check(context.Background(), m, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Transitions)*float64(b.N)/b.Elapsed().Seconds(), "transitions/s")
+			b.ReportMetric(float64(res.Transitions), "transitions")
+		})
+	}
 }

@@ -2,6 +2,7 @@ package aodv
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cmc-go/cmc"
 )
@@ -18,23 +19,33 @@ func (s *System) properties(m *cmc.Model) {
 }
 
 // noLoop follows the valid next hops towards every destination from every node: a chain that
-// comes back to a node it passed is a routing loop, which AODV can never repair.
+// comes back to a node it passed is a routing loop, which AODV can never repair. It runs on every
+// new state, so it looks each node's next hop up once per destination and follows chains through
+// that table, in scratch space the System keeps (each instance of the model has its own).
 func (s *System) noLoop() error {
 	n := len(s.Routers)
+	hops, chain := s.hops[:0], s.chain[:0]
+	defer func() { s.hops, s.chain = hops, chain }()
 	for d := range n {
 		dest := NodeID(d)
+		hops = hops[:0] // hops[a] is a's next hop towards dest, or -1
+		for _, r := range s.Routers {
+			next, ok := r.NextHop(dest)
+			hops = append(hops, int(next))
+			if !ok {
+				hops[len(hops)-1] = -1
+			}
+		}
 		for start := range n {
-			chain := []NodeID{NodeID(start)}
-			at := NodeID(start)
-			for at != dest {
-				next, ok := s.Routers[at].NextHop(dest)
-				if !ok {
+			chain = append(chain[:0], NodeID(start))
+			for at := NodeID(start); at != dest; {
+				h := hops[at]
+				if h < 0 {
 					break
 				}
-				for i, c := range chain {
-					if c == next {
-						return fmt.Errorf("routing loop towards %v: %s", dest, path(append(chain[i:], next)))
-					}
+				next := NodeID(h)
+				if i := slices.Index(chain, next); i >= 0 {
+					return fmt.Errorf("routing loop towards %v: %s", dest, path(append(chain[i:], next)))
 				}
 				chain = append(chain, next)
 				at = next

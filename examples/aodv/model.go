@@ -75,6 +75,9 @@ type System struct {
 	Faults  *Faults
 	cfg     ModelConfig
 	dests   []NodeID // the destinations routes are requested to
+	// hops and chain are noLoop's scratch space, kept between states.
+	hops  []int
+	chain []NodeID
 }
 
 // Faults counts the faults the environment has injected: lost packets, route timeouts and link

@@ -1,7 +1,6 @@
 package aodv
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,8 +65,20 @@ func (rt *Route) fresher(seq uint32, hops uint8) bool {
 	}
 }
 
+// find returns where the entry for dest is or would be in the sorted table, and whether it is
+// there: slices.BinarySearchFunc's answer, searched by index, so no entry is copied to compare
+// its destination (a model checker looks routes up several times per state).
 func (r *Router) find(dest NodeID) (int, bool) {
-	return slices.BinarySearchFunc(r.routes, dest, func(rt Route, d NodeID) int { return cmp.Compare(rt.Dest, d) })
+	lo, hi := 0, len(r.routes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.routes[m].Dest < dest {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(r.routes) && r.routes[lo].Dest == dest
 }
 
 // route returns the entry for dest, or nil. The pointer is good until the table grows or shrinks.

@@ -1,6 +1,10 @@
 package aodv
 
-import "testing"
+import (
+	"cmp"
+	"slices"
+	"testing"
+)
 
 func TestSeqNewer(t *testing.T) {
 	for _, tc := range []struct {
@@ -55,5 +59,35 @@ func TestRoutesAreCopies(t *testing.T) {
 	routes[0].Valid = false
 	if rt, _ := r.Route(routes[0].Dest); !rt.Valid || rt.Precursors[0] == 99 {
 		t.Errorf("Routes exposed the router's own table: %v", rt)
+	}
+}
+
+// TestFindAsBinarySearch: find answers as slices.BinarySearchFunc on the table's destinations
+// does (it searches by index only so as not to copy a Route per comparison), on every table of up
+// to four entries over destinations 0 to 3, duplicates and unsorted ones included.
+func TestFindAsBinarySearch(t *testing.T) {
+	var tables [][]NodeID
+	var grow func(dests []NodeID)
+	grow = func(dests []NodeID) {
+		tables = append(tables, slices.Clone(dests))
+		if len(dests) < 4 {
+			for d := range NodeID(4) {
+				grow(append(dests, d))
+			}
+		}
+	}
+	grow(nil)
+	for _, dests := range tables {
+		r := &Router{}
+		for _, d := range dests {
+			r.routes = append(r.routes, Route{Dest: d})
+		}
+		for dest := range NodeID(5) {
+			i, ok := r.find(dest)
+			wi, wok := slices.BinarySearchFunc(r.routes, dest, func(rt Route, d NodeID) int { return cmp.Compare(rt.Dest, d) })
+			if i != wi || ok != wok {
+				t.Errorf("table %v: find(%v) = %d, %v; slices.BinarySearchFunc says %d, %v", dests, dest, i, ok, wi, wok)
+			}
+		}
 	}
 }
