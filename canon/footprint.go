@@ -193,7 +193,10 @@ func (p *footprinter) global() { p.flat = false }
 
 // add records n values of plan elem's type at start.
 func (p *footprinter) add(start unsafe.Pointer, elem *plan, n int) {
-	if size := elem.t.Size() * uintptr(n); p.ok && size > 0 {
+	if !p.ok {
+		return
+	}
+	if size := elem.t.Size() * uintptr(n); size > 0 {
 		if len(p.regions) == 0 && start == p.rootPtr {
 			p.root = elem.partial
 		}
