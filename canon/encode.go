@@ -325,14 +325,17 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 			clear(e.mapSlots)
 		}
 	}()
-	t := root.Type()
+	rp := e.plans.root(root.Type())
+	ptr := root.UnsafePointer()
 	e.path = append(e.path, name)
-	e.rootStart = uintptr(root.UnsafePointer())
-	e.rootEnd = e.rootStart + t.Elem().Size()
-	if n, ok := e.seen.get(uintptr(root.UnsafePointer())); ok && t.Elem().Size() > 0 {
-		e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
+	e.rootStart = uintptr(ptr)
+	e.rootEnd = e.rootStart + rp.size
+	if len(e.types) > 0 && rp.size > 0 { // the first root of a capture meets no object before it
+		if n, ok := e.seen.get(uintptr(ptr)); ok {
+			e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
+		}
 	}
-	e.addObject(objectType(t), root.UnsafePointer(), e.plans.get(t.Elem()), t.Elem().Size() == 0, false)
+	e.addObject(rp.id, ptr, rp.elem, rp.size == 0, false)
 	for i := 0; i < len(e.queue); i++ {
 		o := e.queue[i]
 		if e.tracking {
@@ -430,7 +433,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 	if !zeroSize {
 		e.seen.put(uintptr(ptr), n)
 		if !isMap {
-			e.addSpan(ptr, t.Elem().Size())
+			e.addSpan(ptr, target.t.Size()) // target is t's pointee's plan
 		}
 	}
 	if isMap {
