@@ -34,37 +34,18 @@ func prefix(b []byte) uint64 {
 }
 
 // sortParts sorts parts by their bytes in all, and reports whether they were in order already.
-// Sets and maps have a few entries, often in order or nearly (one appended), which insertion sort
-// with the comparison inline handles in a fraction of the instructions slices.SortFunc takes. Up to
-// 12 parts slices.SortFunc sorts by insertion too, so equal parts end in the same order either way.
 func sortParts(parts []part, all []byte) (sorted bool) {
-	if len(parts) > 12 {
-		order := func(a, b part) int { return comparePart(a, b, all) }
-		if slices.IsSortedFunc(parts, order) {
-			return true
+	order := func(a, b part) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
 		}
-		slices.SortFunc(parts, order)
-		return false
+		return bytes.Compare(all[a.start:a.end], all[b.start:b.end])
 	}
-	sorted = true
-	for i := 1; i < len(parts); i++ {
-		p, j := parts[i], i
-		for ; j > 0 && comparePart(parts[j-1], p, all) > 0; j-- {
-			parts[j] = parts[j-1]
-		}
-		if j != i {
-			parts[j], sorted = p, false
-		}
+	if slices.IsSortedFunc(parts, order) {
+		return true
 	}
-	return sorted
-}
-
-// comparePart orders parts by their prefixes, and by their bytes in all where those are equal.
-func comparePart(a, b part, all []byte) int {
-	if a.prefix != b.prefix {
-		return cmp.Compare(a.prefix, b.prefix)
-	}
-	return bytes.Compare(all[a.start:a.end], all[b.start:b.end])
+	slices.SortFunc(parts, order)
+	return false
 }
 
 // mapSlots holds the entries of maps of one type while they are sorted.
