@@ -35,6 +35,7 @@ func TestSetOrderWherever(t *testing.T) {
 		{"in order", []labelled{el(1, 2, 3), el(2), el(2), el(5, 1)}, true},
 		{"first two swapped", []labelled{el(2), el(1, 2, 3), el(2), el(5, 1)}, false},
 		{"last appended out of order", []labelled{el(2), el(2), el(5, 1), el(1, 2, 3)}, false},
+		{"last appended, equal to one before", []labelled{el(1, 2, 3), el(2), el(5, 1), el(2)}, false},
 		{"reversed", []labelled{el(5, 1), el(2), el(2), el(1, 2, 3)}, false},
 		{"an element's own set", []labelled{el(1, 3, 2), el(2), el(2), el(5, 1)}, false},
 	} {

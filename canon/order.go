@@ -54,12 +54,14 @@ type mapSlots struct{ keys, vals reflect.Value } // []K and []V
 // setContent encodes the elements of a multiset of type t (elements of size bytes) sorted by their
 // own encodings. Sets are mostly in order already (a restored set is, and most transitions leave
 // it so), so the elements are encoded straight into the output, each compared with the one before;
-// only a set found out of order is copied out, sorted and written back.
+// a set in order but for its last element (one just appended) has that element moved into place,
+// and only a set out of order elsewhere is copied out, sorted and written back.
 func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *plan) {
 	wasKey := e.inKey
 	e.inKey = true
-	parts := e.takeParts() // where each element's encoding starts and ends, for sorting
-	first, sorted := len(e.buf), true
+	// Where each element's encoding starts and ends, for sorting; the first element found before
+	// its predecessor.
+	parts, first, disorder := e.takeParts(), len(e.buf), -1
 	for i := range h.len {
 		start := len(e.buf)
 		if e.tracking {
@@ -69,19 +71,39 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *
 		if e.tracking {
 			e.pop()
 		}
-		if sorted && i > 0 && bytes.Compare(e.buf[parts[i-1].start:start], e.buf[start:]) > 0 {
-			sorted = false
+		if disorder < 0 && i > 0 && bytes.Compare(e.buf[parts[i-1].start:start], e.buf[start:]) > 0 {
+			disorder = i
 		}
 		parts = append(parts, part{start: start, end: len(e.buf), i: i})
 	}
 	e.inKey = wasKey
-	if !sorted || h.cap > h.len {
+	if disorder >= 0 || h.cap > h.len {
 		e.asDecoded = false // Decode restores a set sorted, with no spare capacity
 	}
-	if !sorted {
+	switch {
+	case disorder < 0:
+	case disorder == h.len-1 && !e.sortSets:
+		e.insertLast(parts)
+	default:
 		e.sortSet(t, h, parts, first)
 	}
 	e.giveParts(parts)
+}
+
+// insertLast moves the encoding of the last of parts, all in order but it, before the first part
+// that is greater, as sorting them would.
+func (e *encoder) insertLast(parts []part) {
+	last := parts[len(parts)-1]
+	x := e.buf[last.start:last.end]
+	j := len(parts) - 1
+	for j > 0 && bytes.Compare(e.buf[parts[j-1].start:parts[j-1].end], x) > 0 {
+		j--
+	}
+	at := parts[j].start
+	tmp := append(e.takeScratch(), x...)
+	copy(e.buf[at+len(tmp):], e.buf[at:last.start])
+	copy(e.buf[at:], tmp)
+	e.giveScratch(tmp)
 }
 
 // sortSet puts the set elements encoded from first on in order, in e.buf and, for SortSets, in the
