@@ -308,7 +308,9 @@ func (e *encoder) useGlobals() {
 	if e.globalKeys == nil {
 		e.globalKeys = make(map[uintptr]string)
 	}
-	clear(e.globalKeys)
+	if len(e.globalKeys) > 0 {
+		clear(e.globalKeys)
+	}
 }
 
 // run encodes one component. Objects of earlier components of the same capture stay known, so a
@@ -316,29 +318,42 @@ func (e *encoder) useGlobals() {
 func (e *encoder) run(root reflect.Value, name string) (err error) {
 	e.base = len(e.types)
 	e.queue = e.queue[:0]
-	e.path = e.path[:0]
 	e.inKey = false
+	if e.tracking { // else the path is the root's name, which an error takes from name
+		e.path = append(e.path[:0], name)
+	}
 	defer func() {
-		clear(e.queue) // do not keep the state alive through the encoder
+		// Do not keep the state alive through the encoder. A component has an object or two, and
+		// clearing them field by field costs less than the call clear(e.queue) makes.
+		for i := range e.queue {
+			o := &e.queue[i]
+			o.ptr, o.plan, o.arr = nil, nil, nil
+		}
 		if r := recover(); r != nil {
 			f, ok := r.(encodeFailure)
 			if !ok {
 				panic(r)
 			}
-			err = &Error{Path: strings.Join(e.path, ""), Reason: f.reason}
+			path := name
+			if e.tracking {
+				path = strings.Join(e.path, "")
+			}
+			err = &Error{Path: path, Reason: f.reason}
 			e.iter.Reset(reflect.Value{})
 			e.mapHeader = nil
 			clear(e.mapSlots)
 		}
 	}()
-	t := root.Type()
-	e.path = append(e.path, name)
-	e.rootStart = uintptr(root.UnsafePointer())
-	e.rootEnd = e.rootStart + t.Elem().Size()
-	if n, ok := e.seen.get(uintptr(root.UnsafePointer())); ok && t.Elem().Size() > 0 {
-		e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
+	rp := e.plans.root(root.Type())
+	ptr := root.UnsafePointer()
+	e.rootStart = uintptr(ptr)
+	e.rootEnd = e.rootStart + rp.size
+	if len(e.types) > 0 && rp.size > 0 { // the first root of a capture meets no object before it
+		if n, ok := e.seen.get(uintptr(ptr)); ok {
+			e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
+		}
 	}
-	e.addObject(objectType(t), root.UnsafePointer(), e.plans.get(t.Elem()), t.Elem().Size() == 0, false)
+	e.addObject(rp.id, ptr, rp.elem, rp.size == 0, false)
 	for i := 0; i < len(e.queue); i++ {
 		o := e.queue[i]
 		if e.tracking {
@@ -436,7 +451,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 	if !zeroSize {
 		e.seen.put(uintptr(ptr), n)
 		if !isMap {
-			e.addSpan(ptr, t.Elem().Size())
+			e.addSpan(ptr, target.t.Size()) // target is t's pointee's plan
 			e.fp.add(ptr, target, 1)
 		}
 	}

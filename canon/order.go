@@ -23,9 +23,14 @@ type part struct {
 }
 
 func newPart(all []byte, start, i int) part {
-	var b [8]byte
-	copy(b[:], all[start:])
-	return part{prefix: binary.BigEndian.Uint64(b[:]), start: start, end: len(all), i: i}
+	return part{prefix: prefix(all[start:]), start: start, end: len(all), i: i}
+}
+
+// prefix is the first 8 bytes of b, big-endian, zeros after its end.
+func prefix(b []byte) uint64 {
+	var p [8]byte
+	copy(p[:], b)
+	return binary.BigEndian.Uint64(p[:])
 }
 
 // sortParts sorts parts by their bytes in all, and reports whether they were in order already.
@@ -46,15 +51,19 @@ func sortParts(parts []part, all []byte) (sorted bool) {
 // mapSlots holds the entries of maps of one type while they are sorted.
 type mapSlots struct{ keys, vals reflect.Value } // []K and []V
 
-// setContent encodes the elements of a multiset of type t sorted by their own encodings.
-func (e *encoder) setContent(t reflect.Type, h sliceHeader, elem *plan) {
-	all, parts := e.takeScratch(), e.takeParts()
-	saved, wasKey := e.buf, e.inKey
+// setContent encodes the elements of a multiset of type t (elements of size bytes) sorted by their
+// own encodings. Sets are mostly in order already (a restored set is, and most transitions leave
+// it so), so the elements are encoded straight into the output, each compared with the one before;
+// a set in order but for its last element (one just appended) has that element moved into place,
+// and only a set out of order elsewhere is copied out, sorted and written back.
+func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *plan) {
+	wasKey := e.inKey
 	e.inKey = true
-	size := t.Elem().Size()
+	// Where each element's encoding starts and ends, for sorting; the first element found before
+	// its predecessor.
+	parts, first, disorder := e.takeParts(), len(e.buf), -1
 	for i := range h.len {
-		start := len(all)
-		e.buf = all
+		start := len(e.buf)
 		if e.tracking {
 			e.push(indexSeg(i))
 		}
@@ -62,21 +71,59 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, elem *plan) {
 		if e.tracking {
 			e.pop()
 		}
-		all = e.buf
-		parts = append(parts, newPart(all, start, i))
+		if disorder < 0 && i > 0 && bytes.Compare(e.buf[parts[i-1].start:start], e.buf[start:]) > 0 {
+			disorder = i
+		}
+		parts = append(parts, part{start: start, end: len(e.buf), i: i})
 	}
-	e.buf, e.inKey = saved, wasKey
-	if !sortParts(parts, all) || h.cap > h.len {
+	e.inKey = wasKey
+	if disorder >= 0 || h.cap > h.len {
 		e.asDecoded = false // Decode restores a set sorted, with no spare capacity
 	}
+	switch {
+	case disorder < 0:
+	case disorder == h.len-1 && !e.sortSets:
+		e.insertLast(parts)
+	default:
+		e.sortSet(t, h, parts, first)
+	}
+	e.giveParts(parts)
+}
+
+// insertLast moves the encoding of the last of parts, all in order but it, before the first part
+// that is greater, as sorting them would.
+func (e *encoder) insertLast(parts []part) {
+	last := parts[len(parts)-1]
+	x := e.buf[last.start:last.end]
+	j := len(parts) - 1
+	for j > 0 && bytes.Compare(e.buf[parts[j-1].start:parts[j-1].end], x) > 0 {
+		j--
+	}
+	at := parts[j].start
+	tmp := append(e.takeScratch(), x...)
+	copy(e.buf[at+len(tmp):], e.buf[at:last.start])
+	copy(e.buf[at:], tmp)
+	e.giveScratch(tmp)
+}
+
+// sortSet puts the set elements encoded from first on in order, in e.buf and, for SortSets, in the
+// set h itself.
+func (e *encoder) sortSet(t reflect.Type, h sliceHeader, parts []part, first int) {
+	all := append(e.takeScratch(), e.buf[first:]...)
+	for j := range parts {
+		p := &parts[j]
+		p.start, p.end = p.start-first, p.end-first
+		p.prefix = prefix(all[p.start:p.end])
+	}
+	sortParts(parts, all)
 	if e.sortSets {
 		sortInPlace(t, h, parts)
 	}
+	e.buf = e.buf[:first]
 	for _, p := range parts {
 		e.buf = append(e.buf, all[p.start:p.end]...)
 	}
 	e.giveScratch(all)
-	e.giveParts(parts)
 }
 
 // sortInPlace puts the elements of a set of type t in the order of parts, as Decode would restore

@@ -49,32 +49,70 @@ var (
 
 // A planCache remembers the plans of the few types an Encoder or a Decoder starts from (roots,
 // interfaces' dynamic types), so a capture does not look them up in the process-wide table at every
-// call. It forgets them when the rules change (SetRules). The zero value is ready; a nil one
-// caches nothing.
+// call, and what a root's type tells a capture (rootPlan). It forgets them when the rules change
+// (SetRules). The zero value is ready; a nil one caches nothing.
 type planCache struct {
 	gen   uint64
-	types []reflect.Type
+	types []unsafe.Pointer // typeKey of each type
 	plans []*plan
+	roots []rootPlan
 }
+
+// A rootPlan is what capturing a component needs to know of its root's type *T: resolved once, not
+// asked of reflect at every capture.
+type rootPlan struct {
+	key  unsafe.Pointer // typeKey of *T
+	id   reflect.Type   // the type the root object is known by (objectType)
+	elem *plan          // T's
+	size uintptr        // T's
+}
+
+// typeKey identifies t by the address of its runtime type, which every reflect.Type holds: two
+// keys compare as two words, without the runtime call comparing interface values costs.
+func typeKey(t reflect.Type) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] }
 
 func (c *planCache) get(t reflect.Type) *plan {
 	if c == nil {
 		return planFor(t)
 	}
-	if g := planGen.Load(); g != c.gen {
-		c.gen, c.types, c.plans = g, c.types[:0], c.plans[:0]
-	}
+	c.sync()
+	k := typeKey(t)
 	for i, ct := range c.types {
-		if ct == t {
+		if ct == k {
 			return c.plans[i]
 		}
 	}
 	p := planFor(t)
 	if len(c.types) < 32 {
-		c.types = append(c.types, t)
+		c.types = append(c.types, k)
 		c.plans = append(c.plans, p)
 	}
 	return p
+}
+
+// root returns the rootPlan of pointer type t.
+func (c *planCache) root(t reflect.Type) *rootPlan {
+	c.sync()
+	k := typeKey(t)
+	for i := range c.roots {
+		if c.roots[i].key == k {
+			return &c.roots[i]
+		}
+	}
+	el := t.Elem()
+	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size()}
+	if len(c.roots) < 32 {
+		c.roots = append(c.roots, r)
+		return &c.roots[len(c.roots)-1]
+	}
+	return &r
+}
+
+// sync forgets everything when the rules have changed since it was cached.
+func (c *planCache) sync() {
+	if g := planGen.Load(); g != c.gen {
+		c.gen, c.types, c.plans, c.roots = g, c.types[:0], c.plans[:0], c.roots[:0]
+	}
 }
 
 // planFor returns the cached plan of t, building it on first use. A plan is published only once it

@@ -53,7 +53,7 @@ func buildSlice(p *plan, set bool) {
 		}
 		switch {
 		case set:
-			e.setContent(t, h, elem)
+			e.setContent(t, h, size, elem)
 		case byteSlice:
 			e.buf = append(e.buf, unsafe.Slice((*byte)(base), n)...)
 		case e.tracking:
