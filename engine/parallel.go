@@ -56,9 +56,6 @@ type parallel struct {
 	wg      sync.WaitGroup
 	off     bool     // workers are out for this search
 	exit    Position // the run where a merged record says the model called runtime.Goexit
-	// inOrder: chunks are merged in the order they are handed out (breadth-first levels), which
-	// judged relies on; a depth-first search merges them in the order it pops their states.
-	inOrder bool
 }
 
 // parallel returns the search's parallel expansion, or nil when the options rule it out.
@@ -70,7 +67,7 @@ func (s *search) parallel() *parallel {
 	if n < 2 || s.opts.Build == nil || s.opts.Reproduce != nil {
 		return nil
 	}
-	return &parallel{s: s, n: n, inOrder: true}
+	return &parallel{s: s, n: n}
 }
 
 // use reports whether workers expand a level of states states, starting them the first time.
@@ -241,8 +238,7 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 		queue = queue[1:]
 		<-c.done
 		p.exit = Position{State: -1}
-		first := c.first
-		stopped, redo, err := p.merge(c, depth, next.push, func(i int) int { return cur.len() - (first + i) + next.len() })
+		stopped, redo, err := p.merge(c, cur, next, depth)
 		p.spare = append(p.spare, c)
 		switch {
 		case p.exit.State >= 0:
@@ -275,37 +271,29 @@ func (p *parallel) chunk() *chunk {
 	return &chunk{done: make(chan struct{}, 1)}
 }
 
-// merge does what the sequential search does with each record of c, in order: a new successor
-// to explore goes to push, and frontier(i) is how many states wait once c's state i is expanded.
-// It reports whether the search stopped, or whether c must be expanded again by the search
-// itself (redo).
-func (p *parallel) merge(c *chunk, depth int, push func(int32, int, State), frontier func(i int) int) (stopped, redo bool, err error) {
+// merge does what the sequential search does with each record of c, in order. It reports whether
+// the search stopped, or whether c must be expanded again by the search itself (redo).
+func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo bool, err error) {
 	s := p.s
 	if c.globals {
 		return false, true, nil
 	}
 	k := len(s.init)
-	counted := false // the state's expansion is counted already
 	for ri := range c.recs {
 		r := &c.recs[ri]
 		i := int(r.state)
 		idx := c.idx[i]
 		switch r.kind {
 		case recEnd:
-			if !counted {
-				s.expanded()
-			}
-			counted = false
+			s.expanded()
 			if s.stop {
 				return true, false, nil
 			}
-			s.tick(depth, frontier(i))
+			s.tick(depth, cur.len()-(c.first+i)+next.len())
 			continue
 		case recFail:
 			s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
 		case recDeadlock:
-			s.expanded() // before the verdict, as the sequential search does
-			counted = true
 			s.violation(idx, nil, r.viol)
 		case recErr:
 			return false, false, r.err
@@ -358,7 +346,7 @@ func (p *parallel) merge(c *chunk, depth int, push func(int32, int, State), fron
 				if r.cut {
 					s.res.Cut++
 				} else {
-					push(nidx, depth+1, st)
+					next.push(nidx, depth+1, st)
 				}
 			}
 		}
@@ -506,11 +494,11 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		}
 	}
 	r.hash = mc.Hash(w.next)
-	if !w.exact && (w.p.inOrder && w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
+	if !w.exact && (w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
 		r.seen = true
 		return true
 	}
-	if !w.exact && w.p.inOrder {
+	if !w.exact {
 		w.judged.add(r.hash)
 	}
 	r.sOff = uint32(len(c.succ))

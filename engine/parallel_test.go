@@ -97,8 +97,7 @@ func aodvModel(name string) func() *cmc.Model {
 	}
 }
 
-// TestParallelSameResult: expanding levels (bfs) or the stack's states (dfs) with workers gives
-// the sequential search's result,
+// TestParallelSameResult: expanding levels with workers gives the sequential search's result,
 // exactly: the counts, the depth, completeness, and every violation's trace step by step (events,
 // Choose values and sites, hashes, changes).
 func TestParallelSameResult(t *testing.T) {
@@ -147,35 +146,29 @@ func TestParallelSameResult(t *testing.T) {
 	models = append(models, model{"grid, from a trace's fifth state", grid("all"),
 		Options{SelfCheck: -1, From: res.Violations[0], FromSteps: 5}, true})
 	for _, c := range models {
-		for _, search := range []string{"bfs", "dfs"} {
-			t.Run(c.name+", "+search, func(t *testing.T) { parallelSameResult(t, c.build, c.opts, search, c.parallel) })
-		}
-	}
-}
-
-// parallelSameResult checks that a search of a model with 2 and 4 workers gives the result it
-// gives with one; parallel says whether workers must have been started.
-func parallelSameResult(t *testing.T, build func() *cmc.Model, opts Options, search string, parallel bool) {
-	opts.Search = search
-	opts.Workers = 1
-	want, err := Check(context.Background(), build(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, workers := range []int{2, 4} {
-		var builds atomic.Int64
-		opts.Workers = workers
-		opts.Build = func() (*cmc.Model, error) { builds.Add(1); return build(), nil }
-		got, err := Check(context.Background(), build(), opts)
-		if err != nil {
-			t.Fatalf("%d workers: %v", workers, err)
-		}
-		if started := builds.Load() > 0; started != parallel {
-			t.Errorf("%d workers: started %v, want %v", workers, started, parallel)
-		}
-		if diff := resultDiff(want, got); diff != "" {
-			t.Errorf("%d workers: result differs from one worker's:\n%s", workers, diff)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			opts := c.opts
+			opts.Workers = 1
+			want, err := Check(context.Background(), c.build(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{2, 4} {
+				var builds atomic.Int64
+				opts.Workers = workers
+				opts.Build = func() (*cmc.Model, error) { builds.Add(1); return c.build(), nil }
+				got, err := Check(context.Background(), c.build(), opts)
+				if err != nil {
+					t.Fatalf("%d workers: %v", workers, err)
+				}
+				if started := builds.Load() > 0; started != c.parallel {
+					t.Errorf("%d workers: started %v, want %v", workers, started, c.parallel)
+				}
+				if diff := resultDiff(want, got); diff != "" {
+					t.Errorf("%d workers: result differs from one worker's:\n%s", workers, diff)
+				}
+			}
+		})
 	}
 }
 

@@ -249,10 +249,6 @@ func (s *search) dfs(start State) error {
 	stack, succ := newFrontier(len(start)), newFrontier(len(start))
 	defer func() { stack.free(); succ.free() }()
 	stack.push(0, 0, start)
-	par := s.parallel()
-	defer par.close()
-	ahead := par.ahead() // workers expand states waiting on the stack (paralleldfs.go)
-	defer ahead.stop()
 	bounded := false
 	for stack.len() > 0 && !s.stop {
 		// st lies in memory the stack no longer holds: nothing is pushed until it is expanded.
@@ -263,10 +259,7 @@ func (s *search) dfs(start State) error {
 		}
 		succ.reset()
 		s.depth = depth
-		done, err := ahead.expand(idx, depth, stack, succ)
-		if err == nil && !done {
-			err = s.expand(idx, st, func(idx int32, st State) { succ.push(idx, depth+1, st) })
-		}
+		err := s.expand(idx, st, func(idx int32, st State) { succ.push(idx, depth+1, st) })
 		if err != nil {
 			return err
 		}
@@ -276,7 +269,6 @@ func (s *search) dfs(start State) error {
 		}
 		s.frontierBytes = max(s.frontierBytes, stack.bytes())
 		s.tick(depth, stack.len())
-		ahead.issue(stack)
 	}
 	s.res.Complete = !s.stop && !bounded
 	return nil
