@@ -110,26 +110,23 @@ func (mc *Machine) enabledIn(dst []int, s State) ([]int, *Failure, error) {
 
 // enabledLive appends to dst the indexes of the events enabled on the live objects as they are.
 // The conditions run for every state, so they run in one loop under one deferred recover, not
-// through Guard (a closure and a recover each); each is still its own call into user code.
+// through Guard (a closure and a recover each), and as one call into user code for the slot's
+// watchdog (two atomic writes a state, not two a condition): a condition that never returns still
+// leaves the slot's count odd and unchanged.
 func (mc *Machine) enabledLive(dst []int) (out []int, fail *Failure) {
 	out = dst
 	i := 0
+	mc.slot.Enter()
 	defer func() {
+		mc.slot.Leave()
 		if r := recover(); r != nil {
-			mc.slot.Leave()
 			fail = failure(r)
 			fail.Message = "enabling condition of " + mc.Def.Events[i].Label + ": " + fail.Message
 		}
 	}()
 	for ; i < len(mc.Def.Events); i++ {
-		ev := mc.Def.Events[i]
-		if ev.Enabled != nil {
-			mc.slot.Enter()
-			on := ev.Enabled()
-			mc.slot.Leave()
-			if !on {
-				continue
-			}
+		if ev := mc.Def.Events[i]; ev.Enabled != nil && !ev.Enabled() {
+			continue
 		}
 		out = append(out, i)
 	}
