@@ -72,7 +72,7 @@ func (f *Footprint) Same() bool {
 // Restore makes the memory hold again what it held when the footprint was recorded, and reports
 // whether f is a footprint (a cleared one restores nothing).
 func (f *Footprint) Restore() bool {
-	if len(f.regions) == 0 {
+	if len(f.regions)+len(f.maps) == 0 {
 		return false
 	}
 	for i, r := range f.regions {
@@ -215,9 +215,6 @@ func (p *footprinter) fill(f *Footprint) bool {
 	clear(p.maps)
 	return true
 }
-
-// rtypeOf is the runtime's type behind t: the data word of the interface holding it.
-func rtypeOf(t reflect.Type) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] }
 
 // The runtime's typed copies, with the write barriers the collector needs when the values hold
 // pointers (and a plain copy when they do not). The runtime keeps these names for packages that

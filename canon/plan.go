@@ -53,7 +53,7 @@ var (
 // (SetRules). The zero value is ready; a nil one caches nothing.
 type planCache struct {
 	gen   uint64
-	types []unsafe.Pointer // typeKey of each type
+	types []unsafe.Pointer // rtypeOf of each type
 	plans []*plan
 	roots []rootPlan
 }
@@ -61,22 +61,23 @@ type planCache struct {
 // A rootPlan is what capturing a component needs to know of its root's type *T: resolved once, not
 // asked of reflect at every capture.
 type rootPlan struct {
-	key  unsafe.Pointer // typeKey of *T
+	key  unsafe.Pointer // rtypeOf of *T
 	id   reflect.Type   // the type the root object is known by (objectType)
 	elem *plan          // T's
 	size uintptr        // T's
 }
 
-// typeKey identifies t by the address of its runtime type, which every reflect.Type holds: two
-// keys compare as two words, without the runtime call comparing interface values costs.
-func typeKey(t reflect.Type) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] }
+// rtypeOf is the runtime's type behind t, the data word of the interface holding it: it identifies
+// t (two keys compare as one word, without the runtime call comparing interface values costs), and
+// it is what the runtime's typed copies take (footprint.go).
+func rtypeOf(t reflect.Type) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1] }
 
 func (c *planCache) get(t reflect.Type) *plan {
 	if c == nil {
 		return planFor(t)
 	}
 	c.sync()
-	k := typeKey(t)
+	k := rtypeOf(t)
 	for i, ct := range c.types {
 		if ct == k {
 			return c.plans[i]
@@ -93,7 +94,7 @@ func (c *planCache) get(t reflect.Type) *plan {
 // root returns the rootPlan of pointer type t.
 func (c *planCache) root(t reflect.Type) *rootPlan {
 	c.sync()
-	k := typeKey(t)
+	k := rtypeOf(t)
 	for i := range c.roots {
 		if c.roots[i].key == k {
 			return &c.roots[i]
