@@ -47,7 +47,7 @@ type Machine struct {
 	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
 	// the model shares, so the model's transitions may not run in parallel.
 	globals bool
-	recent  *recent // a worker machine's: the pool is shared
+	recent  *recent // the ids this machine interned lately, in front of the pool
 	leaks   leaks
 }
 
@@ -83,7 +83,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
 		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
-		slot: transition.NewSlot()}
+		slot: transition.NewSlot(), recent: new(recent)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -91,7 +91,6 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 		mc.pool = newPool()
 	} else {
 		mc.closed = true // a worker machine: Close has no lock to release
-		mc.recent = new(recent)
 	}
 	for i := range mc.loaded {
 		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
@@ -176,12 +175,7 @@ func (mc *Machine) capture(s State, comps []int) error {
 	err := mc.enc.EncodeComponents(roots, func(j int, b []byte) {
 		mc.buf = b
 		c := comps[j]
-		var id uint32
-		if mc.recent != nil {
-			id = mc.recent.intern(mc.pool, b)
-		} else {
-			id = mc.pool.intern(b)
-		}
+		id := mc.recent.intern(mc.pool, b)
 		// live[c] stays: while its footprint is of the value the handler started from, a restore
 		// copies it back.
 		s[c], mc.loaded[c] = id, dirty

@@ -12,24 +12,27 @@ import (
 // reported as metrics. RM=9 (10,340,352 states) takes minutes: run it with -bench=RM9. The
 // SelfCheck variants measure the self-check's cost: off, the default sample (the first 2,000
 // transitions) and every transition. The Workers variants expand each breadth-first level with one
-// instance of the model (Workers1) or two; the others use one per core (GOMAXPROCS).
+// instance of the model (Workers1) or two; DepthFirst searches depth-first (one goroutine); the
+// others use one per core (GOMAXPROCS).
 func BenchmarkCheck(b *testing.B) {
 	for _, c := range []struct {
 		name      string
 		rm        int
 		selfCheck int64
 		workers   int
+		search    string
 	}{
-		{"RM7", 7, 0, 0}, {"RM9", 9, 0, 0},
-		{"RM7/SelfCheckOff", 7, -1, 0}, {"RM7/SelfCheckAll", 7, engine.SelfCheckAll, 0},
-		{"RM8/Workers1", 8, 0, 1}, {"RM8/Workers2", 8, 0, 2},
+		{"RM7", 7, 0, 0, ""}, {"RM9", 9, 0, 0, ""},
+		{"RM7/SelfCheckOff", 7, -1, 0, ""}, {"RM7/SelfCheckAll", 7, engine.SelfCheckAll, 0, ""},
+		{"RM8/Workers1", 8, 0, 1, ""}, {"RM8/Workers2", 8, 0, 2, ""},
+		{"RM7/DepthFirst", 7, 0, 1, "dfs"}, {"RM8/DepthFirst", 8, 0, 1, "dfs"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var res *engine.Result
 			build := func() (*cmc.Model, error) { return New(c.rm), nil }
 			for b.Loop() {
 				var err error
-				res, err = engine.Check(context.Background(), New(c.rm), engine.Options{SelfCheck: c.selfCheck, Workers: c.workers, Build: build})
+				res, err = engine.Check(context.Background(), New(c.rm), engine.Options{SelfCheck: c.selfCheck, Workers: c.workers, Search: c.search, Build: build})
 				if err != nil {
 					b.Fatal(err)
 				}
