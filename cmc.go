@@ -22,12 +22,15 @@ import (
 // Choose returns a value in [0, n). The checker explores every value: it re-runs the transition
 // for each. Each call's site (file:line) and result are recorded in traces. n must be at least 1.
 func Choose(n int) int {
-	var pc [1]uintptr
-	runtime.Callers(2, pc[:])
 	if n < 1 {
 		panic(transition.Misuse{Msg: fmt.Sprintf("cmc.Choose(%d): n must be at least 1", n)})
 	}
-	return transition.Current("Choose").Choose(n, pc[0])
+	c := transition.Current("Choose")
+	var pc [1]uintptr
+	if c.Sites() {
+		runtime.Callers(2, pc[:])
+	}
+	return c.Choose(n, pc[0])
 }
 
 // ChooseOf returns one of items: the checker explores every one, as Choose(len(items)) does, and
@@ -38,12 +41,14 @@ func Choose(n int) int {
 // handler does it must give the same text for the same item every time. label may be nil.
 // items must not be empty.
 func ChooseOf[T any](items []T, label func(T) string) T {
-	var pc [1]uintptr
-	runtime.Callers(2, pc[:])
 	if len(items) == 0 {
 		panic(transition.Misuse{Msg: "cmc.ChooseOf: no items to choose from: choose only when there is at least one"})
 	}
 	c := transition.Current("ChooseOf")
+	var pc [1]uintptr
+	if c.Sites() {
+		runtime.Callers(2, pc[:])
+	}
 	item := items[c.Choose(len(items), pc[0])]
 	if label != nil && c.Noting() {
 		c.Label(label(item))

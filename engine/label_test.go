@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // A labelled choice (cmc.ChooseOf) is explored like Choose, and its label is made only when a
@@ -86,5 +88,40 @@ func TestChooseOfAllocatesNothingInSearch(t *testing.T) {
 	if runs["choose-of"] != runs["choose"] || labels != 0 {
 		t.Errorf("a run allocates %v times with Choose, %v with ChooseOf, and called the label %d times; want the same, and 0 calls",
 			runs["choose"], runs["choose-of"], labels)
+	}
+}
+
+// A search's own runs do not look up where each Choose was called (runtime.Callers); the trace of
+// a counterexample, replayed, names every choice's line.
+func TestSearchSkipsChooseSites(t *testing.T) {
+	sites := map[bool]int{}
+	c := &counter{}
+	m := cmc.NewModel("sites")
+	m.Process("c", c).On("add", func() {
+		sites[transition.Current("test").Sites()]++
+		c.X += 1 + cmc.Choose(2)
+	}, cmc.When(func() bool { return c.X < 4 }))
+	m.Invariant("not3", func() error {
+		if c.X == 3 {
+			return errors.New("X is 3")
+		}
+		return nil
+	})
+	res, err := Check(context.Background(), m, Options{SelfCheck: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) != 1 {
+		t.Fatalf("%d violations, want 1", len(res.Violations))
+	}
+	for _, st := range res.Violations[0].Steps {
+		for _, ch := range st.Choices {
+			if !strings.Contains(ch.Site, "label_test.go:") {
+				t.Errorf("a choice of the trace has site %q, want its line in label_test.go", ch.Site)
+			}
+		}
+	}
+	if sites[false] == 0 || sites[true] == 0 {
+		t.Errorf("runs without sites %d, with sites %d: want the search's runs without, the trace's replay with", sites[false], sites[true])
 	}
 }

@@ -261,8 +261,20 @@ type Failure struct {
 
 // Run runs event ev's handler once on the live state. Choose calls return the values in prefix,
 // then 0 (or, when rnd is set, random values).
-func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int) int) (out Outcome) {
-	mc.ctx = runCtx{prefix: prefix, noting: noting, rnd: rnd, points: mc.ctx.points[:0]}
+func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int) int) Outcome {
+	return mc.run(ev, runCtx{prefix: prefix, noting: noting, rnd: rnd, sites: true})
+}
+
+// explore is Run for a search's own runs, which need each Choose's value and count but not its
+// line: Choose then skips finding its caller (runtime.Callers, several percent of a search of
+// AODV). A counterexample's trace is replayed with Run, which records every line.
+func (mc *Machine) explore(ev *cmc.Event, prefix []int) Outcome {
+	return mc.run(ev, runCtx{prefix: prefix})
+}
+
+func (mc *Machine) run(ev *cmc.Event, ctx runCtx) (out Outcome) {
+	ctx.points = mc.ctx.points[:0]
+	mc.ctx = ctx
 	for _, i := range ev.Touches {
 		mc.ran[i], mc.loaded[i] = mc.loaded[i], dirty
 	}
@@ -355,6 +367,7 @@ type runCtx struct {
 	rnd    func(n int) int
 	points []ChoicePoint
 	noting bool
+	sites  bool // Choose passes its caller's pc
 	notes  []transition.Note
 }
 
@@ -367,7 +380,11 @@ func (c *runCtx) Choose(n int, pc uintptr) int {
 	case i < len(c.prefix):
 		v = c.prefix[i]
 		if v >= n {
-			panic(divergence(fmt.Sprintf("choice %d at %s has %d options now, but the trace chose %d", i+1, Site(pc), n, v)))
+			at := ""
+			if pc != 0 {
+				at = " at " + Site(pc)
+			}
+			panic(divergence(fmt.Sprintf("choice %d%s has %d options now, but the trace chose %d", i+1, at, n, v)))
 		}
 	case c.rnd != nil:
 		v = c.rnd(n)
@@ -377,6 +394,8 @@ func (c *runCtx) Choose(n int, pc uintptr) int {
 }
 
 func (c *runCtx) Noting() bool { return c.noting }
+
+func (c *runCtx) Sites() bool { return c.sites }
 
 func (c *runCtx) Label(label string) {
 	if n := len(c.points); n > 0 {

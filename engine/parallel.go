@@ -521,7 +521,7 @@ func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []
 	w.before = w.mc.CaptureStep()
 	w.run, w.inRun = Position{int64(idx), ei, attempt}, true
 	w.mc.slot.Begin(int64(idx), ei, attempt)
-	out := w.mc.Run(ev, prefix, false, nil)
+	out := w.mc.explore(ev, prefix)
 	w.inRun = false
 	return out
 }

@@ -322,7 +322,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			before := s.mc.CaptureStep()
 			s.begin(Position{int64(idx), ei, attempt})
 			s.attempt = attempt
-			out := mc.Run(ev, prefix, false, nil)
+			out := mc.explore(ev, prefix)
 			s.ran(ei)
 			if err := s.successor(idx, st, ei, ev, out, before, emit); err != nil {
 				return err

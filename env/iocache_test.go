@@ -208,6 +208,7 @@ func physical(s *scripted) string {
 type recorder struct{ notes []transition.Note }
 
 func (*recorder) Choose(n int, pc uintptr) int { return 0 }
+func (*recorder) Sites() bool                  { return false }
 func (*recorder) Noting() bool                 { return true }
 func (*recorder) Label(string)                 {}
 func (r *recorder) Note(n transition.Note)     { r.notes = append(r.notes, n) }
@@ -221,6 +222,7 @@ func (gone) Dial() (io.ReadWriteCloser, error) { return nil, errors.New("connect
 type quiet struct{}
 
 func (quiet) Choose(n int, pc uintptr) int { return 0 }
+func (quiet) Sites() bool                  { return false }
 func (quiet) Noting() bool                 { return false }
 func (quiet) Label(string)                 {}
 func (quiet) Note(transition.Note)         {}

@@ -85,6 +85,7 @@ func slices(c []env.ConnState) []env.ConnState { return append([]env.ConnState(n
 type quiet struct{}
 
 func (quiet) Choose(n int, pc uintptr) int { return 0 }
+func (quiet) Sites() bool                  { return false }
 func (quiet) Noting() bool                 { return false }
 func (quiet) Label(string)                 {}
 func (quiet) Note(transition.Note)         {}

@@ -14,8 +14,12 @@ import (
 
 // A Context is what the engine provides while a transition runs.
 type Context interface {
-	// Choose returns the value of the next choice point, which has n options; pc is the caller.
+	// Choose returns the value of the next choice point, which has n options; pc is the caller,
+	// or 0 when Sites is false.
 	Choose(n int, pc uintptr) int
+	// Sites reports whether Choose needs its caller's pc: traces, replays and self-checks name
+	// each choice's line, a search's own runs need only the values.
+	Sites() bool
 	// Noting reports whether notes are being recorded (replay) or dropped (search).
 	Noting() bool
 	// Label names the value the last Choose returned, for traces; called only while Noting.
