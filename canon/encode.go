@@ -2,7 +2,6 @@ package canon
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"reflect"
@@ -477,7 +476,16 @@ func (e *encoder) addSpan(ptr unsafe.Pointer, size uintptr) {
 	e.spans = append(e.spans, s)
 }
 
-func (e *encoder) uvarint(x uint64) { e.buf = binary.AppendUvarint(e.buf, x) }
+// uvarint appends x as binary.AppendUvarint does. Appending to e.buf in place writes only its
+// length while it has room: e.buf = binary.AppendUvarint(e.buf, x) stores the whole slice, a
+// pointer, which costs a write barrier whenever the collector is marking.
+func (e *encoder) uvarint(x uint64) {
+	for x >= 0x80 {
+		e.buf = append(e.buf, byte(x)|0x80)
+		x >>= 7
+	}
+	e.buf = append(e.buf, byte(x))
+}
 
 func encBool(e *encoder, v reflect.Value) {
 	if v.Bool() {

@@ -1,7 +1,6 @@
 package canon
 
 import (
-	"encoding/binary"
 	"math"
 	"reflect"
 	"unsafe"
@@ -100,13 +99,21 @@ func scalarFast(k reflect.Kind) (fastEnc, fastDec) {
 	return nil, nil
 }
 
-func (e *encoder) varint(x int64) { e.buf = binary.AppendVarint(e.buf, x) }
+// varint appends x as binary.AppendVarint does (zig-zag), in place as uvarint does.
+func (e *encoder) varint(x int64) {
+	u := uint64(x) << 1
+	if x < 0 {
+		u = ^u
+	}
+	e.uvarint(u)
+}
 
 func (e *encoder) float(f float64) {
 	if f != f {
 		e.asDecoded = false // every NaN restores as one NaN
 	}
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, floatBits(f))
+	b := floatBits(f)
+	e.buf = append(e.buf, byte(b), byte(b>>8), byte(b>>16), byte(b>>24), byte(b>>32), byte(b>>40), byte(b>>48), byte(b>>56))
 }
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.u64()) }
