@@ -47,8 +47,7 @@ type Machine struct {
 	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
 	// the model shares, so the model's transitions may not run in parallel.
 	globals bool
-	recent  *recent                 // the ids this machine interned lately, in front of the pool
-	past    [][pastValues]liveValue // per component, values it held before live[i], latest first
+	recent  *recent // the ids this machine interned lately, in front of the pool
 	leaks   leaks
 }
 
@@ -61,12 +60,6 @@ type liveValue struct {
 	id uint32
 	fp canon.Footprint
 }
-
-// pastValues is how many values a component held before its live one a machine keeps footprints
-// of. A breadth-first search takes a level's states in the order they were found, siblings one
-// after another, so a component often comes back to a value it held a few states before: its
-// footprint restores it by copying memory back, where decoding would allocate it all again.
-const pastValues = 3
 
 // NewMachine takes a model and captures its initial state. The live roots are then restored from
 // the captured bytes, so every transition, in search and in replay, starts from a decoded state.
@@ -90,7 +83,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
 		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
-		slot: transition.NewSlot(), recent: new(recent), past: make([][pastValues]liveValue, len(def.Components))}
+		slot: transition.NewSlot(), recent: new(recent)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -101,9 +94,6 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	for i := range mc.loaded {
 		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
-		for k := range mc.past[i] {
-			mc.past[i][k].id = dirty
-		}
 	}
 	all := make([]int, len(def.Components))
 	for i := range all {
@@ -144,9 +134,6 @@ func (mc *Machine) Load(s State) error {
 			continue
 		}
 		lv := &mc.live[i]
-		if lv.id != id {
-			mc.recall(i, id)
-		}
 		if lv.id == id && lv.fp.Restore() {
 			mc.loaded[i] = id
 			continue
@@ -162,24 +149,6 @@ func (mc *Machine) Load(s State) error {
 		}
 	}
 	return nil
-}
-
-// recall makes live[i] the footprint of value id, kept from before, if there is one, and keeps the
-// live one in its place; else it makes room for live[i] among the past values, dropping the
-// oldest, and leaves live[i] with the dropped footprint's memory for the next recording.
-// The objects a past footprint reaches are no longer reachable from the live root (decoding
-// allocates its own), so nothing has changed them: restoring it gives value id again.
-func (mc *Machine) recall(i int, id uint32) {
-	past := &mc.past[i]
-	k := 0
-	for k < len(past)-1 && past[k].id != id {
-		k++
-	}
-	// Shift past[:k] down one, live[i] into past[0], and past[k] out into live[i].
-	out := past[k]
-	copy(past[1:k+1], past[:k])
-	past[0] = mc.live[i]
-	mc.live[i] = out
 }
 
 // capture encodes the listed components of the live state into s, in one capture: they must share
