@@ -2,7 +2,6 @@ package etcdraft
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/cmc-go/cmc"
@@ -11,8 +10,8 @@ import (
 // The safety properties of the Raft paper (Figure 3), checked on every state.
 func invariants(m *cmc.Model, nodes []*Node, hist *History) {
 	m.Invariant("ElectionSafety", func() error {
-		for _, t := range slices.Sorted(maps.Keys(hist.Leaders)) {
-			if ids := hist.Leaders[t]; len(ids) > 1 {
+		for t, ids := range hist.Leaders {
+			if len(ids) > 1 {
 				return fmt.Errorf("at most one leader can be elected in a given term: term %d had leaders %v", t, ids)
 			}
 		}
