@@ -44,6 +44,7 @@ type Machine struct {
 	// their capture: the self-check watches that nothing writes the builder's objects afterwards.
 	builder      []canon.Root
 	builderBytes [][]byte
+	builderEnc   canon.Encoder // the builder's captures: its own, so they leave enc's state alone
 	closed       bool
 	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
 	// the model shares, so the model's transitions may not run in parallel.
