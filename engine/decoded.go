@@ -2,8 +2,9 @@ package engine
 
 // keepDecoded is how many values a machine keeps for each component besides its live one. A
 // search moves between states that share most components' values, so a component often needs
-// again a value it held a few states ago: etcd raft's nodes, first 30,000 states breadth-first,
-// find 62% of the values they would decode among the last 8 decoded, 72% among the last 16.
+// again a value it held a few states ago: etcd raft's first 30,000 states breadth-first decode
+// their nodes 40,515 times with none kept, 10,397 times with 8, 6,561 with 16, 2,768 with 64.
+// Each kept value holds its objects and a copy of them, which the collector marks.
 const keepDecoded = 16
 
 // decoded is one component's values decoded before the live one. Decoding rebuilds every object
