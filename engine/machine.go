@@ -35,6 +35,7 @@ type Machine struct {
 	bounds *bounds     // the model's value bounds (slicing.go)
 	ran    []uint32    // what each root held when the last handler ran on it
 	live   []liveValue // what each root held when a capture last found it unchanged
+	older  []decoded   // each root's values decoded before its live one (decoded.go)
 	ctx    runCtx
 	slot   *transition.Slot
 	digest []byte
@@ -43,6 +44,7 @@ type Machine struct {
 	// their capture: the self-check watches that nothing writes the builder's objects afterwards.
 	builder      []canon.Root
 	builderBytes [][]byte
+	builderEnc   canon.Encoder // the builder's captures: its own, so they leave enc's state alone
 	closed       bool
 	// globals: a capture met a package-level variable (canon/globals.go), which every instance of
 	// the model shares, so the model's transitions may not run in parallel.
@@ -83,7 +85,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
 		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
-		slot: transition.NewSlot(), recent: new(recent)}
+		older: make([]decoded, len(def.Components)), slot: transition.NewSlot(), recent: new(recent)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -126,18 +128,20 @@ func (mc *Machine) Close() {
 
 // Load makes the live roots hold s, restoring only the components that differ from what they
 // hold. A component whose footprint is of the value s needs (the one last decoded, which a handler
-// has since changed) gets its memory back from the footprint's copy; any other is decoded, and its
-// footprint recorded for the next transitions from the same state.
+// has since changed, or one decoded a little earlier and kept) gets its memory back from the
+// footprint's copy; any other is decoded, and its footprint recorded for the next transitions from
+// the same state.
 func (mc *Machine) Load(s State) error {
 	for i, id := range s {
 		if mc.loaded[i] == id {
 			continue
 		}
 		lv := &mc.live[i]
-		if lv.id == id && lv.fp.Restore() {
+		if (lv.id == id || mc.older[i].take(lv, id)) && lv.fp.Restore() {
 			mc.loaded[i] = id
 			continue
 		}
+		mc.older[i].keep(lv)
 		lv.id = dirty
 		c := mc.Def.Components[i]
 		if err := mc.dec.DecodeValue(mc.pool.blob(id), c.Root); err != nil {

@@ -147,9 +147,8 @@ func (mc *Machine) keepBuilderObjects() {
 		c.Elem().Set(roots[i].V.Elem())
 		roots[i].V = c
 	}
-	var enc canon.Encoder
 	keep := make([][]byte, len(roots))
-	if enc.EncodeComponents(roots, func(i int, b []byte) { keep[i] = slices.Clone(b) }, nil) != nil {
+	if mc.builderEnc.EncodeComponents(roots, func(i int, b []byte) { keep[i] = slices.Clone(b) }, nil) != nil {
 		return // they cannot be captured (they share objects, say): nothing to compare with
 	}
 	mc.builder, mc.builderBytes = roots, keep
@@ -160,11 +159,10 @@ func (mc *Machine) staleWrite(ev *cmc.Event) *fault {
 	if mc.builder == nil || ev == nil {
 		return nil
 	}
-	var enc canon.Encoder
-	now := make([][]byte, len(mc.builder))
+	same := make([]bool, len(mc.builder))
 	// emit may be called again for a component (array mode): the last call holds.
-	err := enc.EncodeComponents(mc.builder, func(i int, b []byte) { now[i] = slices.Clone(b) }, nil)
-	if err != nil || slices.EqualFunc(now, mc.builderBytes, bytes.Equal) {
+	err := mc.builderEnc.EncodeComponents(mc.builder, func(i int, b []byte) { same[i] = bytes.Equal(b, mc.builderBytes[i]) }, nil)
+	if err != nil || !slices.Contains(same, false) {
 		return nil
 	}
 	mc.builder = nil // report it once

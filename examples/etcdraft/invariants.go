@@ -2,7 +2,6 @@ package etcdraft
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/cmc-go/cmc"
@@ -11,17 +10,21 @@ import (
 // The safety properties of the Raft paper (Figure 3), checked on every state.
 func invariants(m *cmc.Model, nodes []*Node, hist *History) {
 	m.Invariant("ElectionSafety", func() error {
-		for _, t := range slices.Sorted(maps.Keys(hist.Leaders)) {
-			if ids := hist.Leaders[t]; len(ids) > 1 {
+		for t, ids := range hist.Leaders {
+			if len(ids) > 1 {
 				return fmt.Errorf("at most one leader can be elected in a given term: term %d had leaders %v", t, ids)
 			}
 		}
 		return nil
 	})
 	m.Invariant("LogMatching", func() error {
+		logs := make([][]Entry, len(nodes)) // each node's log once, not once per pair
+		for i, n := range nodes {
+			logs[i] = n.Log()
+		}
 		for i, a := range nodes {
-			for _, b := range nodes[i+1:] {
-				if err := logMatching(a, b); err != nil {
+			for j, b := range nodes[i+1:] {
+				if err := logMatching(a, b, logs[i], logs[i+1+j]); err != nil {
 					return err
 				}
 			}
@@ -33,14 +36,14 @@ func invariants(m *cmc.Model, nodes []*Node, hist *History) {
 			if !l.Leader() {
 				continue
 			}
-			log := l.Log()
+			log, term := l.Log(), l.Term()
 			for _, n := range nodes {
 				for _, e := range n.Applied {
-					if e.Term >= l.Term() {
+					if e.Term >= term {
 						continue
 					}
 					if i := slices.IndexFunc(log, func(x Entry) bool { return x.Index == e.Index }); i < 0 || log[i] != e {
-						return fmt.Errorf("if a log entry is committed in a given term, that entry will be present in the logs of the leaders for all higher-numbered terms: n%d applied %d:%q (term %d), but the leader n%d of term %d does not have it", n.ID, e.Index, e.Data, e.Term, l.ID, l.Term())
+						return fmt.Errorf("if a log entry is committed in a given term, that entry will be present in the logs of the leaders for all higher-numbered terms: n%d applied %d:%q (term %d), but the leader n%d of term %d does not have it", n.ID, e.Index, e.Data, e.Term, l.ID, term)
 					}
 				}
 			}
@@ -64,9 +67,8 @@ func invariants(m *cmc.Model, nodes []*Node, hist *History) {
 }
 
 // logMatching: if two logs contain an entry with the same index and term, the logs are identical
-// in all entries up through that index.
-func logMatching(a, b *Node) error {
-	la, lb := a.Log(), b.Log()
+// in all entries up through that index. la and lb are a's and b's logs.
+func logMatching(a, b *Node, la, lb []Entry) error {
 	at := func(log []Entry, i uint64) (Entry, bool) {
 		k := slices.IndexFunc(log, func(e Entry) bool { return e.Index == i })
 		if k < 0 {

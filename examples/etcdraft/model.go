@@ -28,7 +28,20 @@ type Budget struct {
 // History is what the invariants need of the past (ghost state, not the nodes'): which nodes
 // led in which term.
 type History struct {
-	Leaders map[uint64][]uint64 // term -> the nodes that were leader in it
+	// Leaders[t] are the nodes that were leader in term t. A slice, not a map: a component
+	// without maps has a footprint that can tell it is unchanged, and most transitions leave the
+	// history as it was, so their captures need not encode it again.
+	Leaders [][]uint64
+}
+
+// led records that node id led in term t.
+func (h *History) led(t, id uint64) {
+	for uint64(len(h.Leaders)) <= t {
+		h.Leaders = append(h.Leaders, nil)
+	}
+	if !contains(h.Leaders[t], id) {
+		h.Leaders[t] = append(h.Leaders[t], id)
+	}
 }
 
 func init() {
@@ -54,7 +67,7 @@ var Defaults = Bounds{Elections: 2, Proposals: 1, Crashes: 1, InFlight: 2}
 func New(name string, b Bounds, sendFirst bool) *cmc.Model {
 	voters := []uint64{1, 2, 3}
 	net := &env.Network[Wire]{Bound: b.InFlight, Loss: b.Loss, Dup: b.Dup, Names: []string{"n1", "n2", "n3"}}
-	budget, hist := &Budget{}, &History{Leaders: map[uint64][]uint64{}}
+	budget, hist := &Budget{}, &History{}
 	nodes := make([]*Node, len(voters))
 	for i, id := range voters {
 		nodes[i] = &Node{ID: id, Storage: newStorage(voters)}
@@ -81,10 +94,7 @@ func New(name string, b Bounds, sendFirst bool) *cmc.Model {
 				n.readyLoop(send)
 			}
 			if n.Leader() {
-				t := n.Term()
-				if !contains(hist.Leaders[t], n.ID) {
-					hist.Leaders[t] = append(hist.Leaders[t], n.ID)
-				}
+				hist.led(n.Term(), n.ID)
 			}
 		}
 		free := func() bool { return n.Up() && n.Unpersisted == nil }

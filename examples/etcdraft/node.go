@@ -182,6 +182,7 @@ func (n *Node) Log() []Entry {
 		if err != nil {
 			panic(err)
 		}
+		out = make([]Entry, 0, len(ents))
 		for _, e := range ents {
 			out = append(out, Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: string(e.GetData())})
 		}

@@ -2,6 +2,7 @@ package etcdraft
 
 import (
 	"fmt"
+	"strconv"
 
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
@@ -33,25 +34,31 @@ func unmarshal(w Wire) *pb.Message {
 	return m
 }
 
-// summary renders a message as "MsgApp t2 i1 [v1]": type, term, and what it carries.
+// summary renders a message as "MsgApp t2 i1 c0 [2:v1]": type, term, and what it carries. It
+// runs for every message sent, so it appends rather than formats.
 func summary(m *pb.Message) string {
-	s := fmt.Sprintf("%v t%d", m.GetType(), m.GetTerm())
+	s := make([]byte, 0, 48)
+	s = append(s, m.GetType().String()...)
+	s = strconv.AppendUint(append(s, " t"...), m.GetTerm(), 10)
 	switch m.GetType() {
 	case pb.MsgApp:
-		s += fmt.Sprintf(" i%d c%d", m.GetIndex(), m.GetCommit())
+		s = strconv.AppendUint(append(s, " i"...), m.GetIndex(), 10)
+		s = strconv.AppendUint(append(s, " c"...), m.GetCommit(), 10)
 		for _, e := range m.GetEntries() {
-			s += fmt.Sprintf(" [%d:%s]", e.GetIndex(), e.GetData())
+			s = strconv.AppendUint(append(s, " ["...), e.GetIndex(), 10)
+			s = append(append(append(s, ':'), e.GetData()...), ']')
 		}
 	case pb.MsgAppResp, pb.MsgVoteResp, pb.MsgPreVoteResp:
 		if m.GetReject() {
-			s += " reject"
+			s = append(s, " reject"...)
 		} else if m.GetType() == pb.MsgAppResp {
-			s += fmt.Sprintf(" i%d", m.GetIndex())
+			s = strconv.AppendUint(append(s, " i"...), m.GetIndex(), 10)
 		}
 	case pb.MsgVote, pb.MsgPreVote:
-		s += fmt.Sprintf(" last %d/t%d", m.GetIndex(), m.GetLogTerm())
+		s = strconv.AppendUint(append(s, " last "...), m.GetIndex(), 10)
+		s = strconv.AppendUint(append(s, "/t"...), m.GetLogTerm(), 10)
 	case pb.MsgHeartbeat:
-		s += fmt.Sprintf(" c%d", m.GetCommit())
+		s = strconv.AppendUint(append(s, " c"...), m.GetCommit(), 10)
 	}
-	return s
+	return string(s)
 }
