@@ -348,6 +348,15 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 	ptr := root.UnsafePointer()
 	e.rootStart = uintptr(ptr)
 	e.rootEnd = e.rootStart + rp.size
+	if rp.alone && !e.tracking {
+		// The root is the component's only object. Numbering it and queueing it would serve no
+		// reference; its span still meets every other component's memory in overlaps, which is
+		// how an Unchanged component's memory is checked too. The tracking run names the paths.
+		e.addSpan(ptr, rp.size)
+		e.fp.add(ptr, rp.elem, 1)
+		rp.elem.fastEnc(e, ptr)
+		return nil
+	}
 	if len(e.types) > 0 && rp.size > 0 { // the first root of a capture meets no object before it
 		if n, ok := e.seen.get(uintptr(ptr)); ok {
 			e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))

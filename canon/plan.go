@@ -65,6 +65,9 @@ type rootPlan struct {
 	id   reflect.Type   // the type the root object is known by (objectType)
 	elem *plan          // T's
 	size uintptr        // T's
+	// alone: T reaches no memory but its own (and strings', which never change), so the root is
+	// its component's one object, and nothing can refer to it by number.
+	alone bool
 }
 
 // rtypeOf is the runtime's type behind t, the data word of the interface holding it: it identifies
@@ -101,7 +104,7 @@ func (c *planCache) root(t reflect.Type) *rootPlan {
 		}
 	}
 	el := t.Elem()
-	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size()}
+	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size(), alone: el.Size() > 0 && selfContained(el)}
 	if len(c.roots) < 32 {
 		c.roots = append(c.roots, r)
 		return &c.roots[len(c.roots)-1]
@@ -346,6 +349,24 @@ func typeMayRef(t reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// selfContained reports whether values of t reach no memory but their own and strings': no
+// pointer, slice, map, interface or func among their state fields.
+func selfContained(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Slice:
+		return false
+	case reflect.Array:
+		return t.Len() == 0 || selfContained(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if ruleTag(t, t.Field(i)) != "-" && !selfContained(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // keyHoldsPointers reports whether map keys of type t hold pointers, statically. Interface keys are
