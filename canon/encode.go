@@ -304,7 +304,9 @@ func (e *encoder) reset(tracking bool) {
 }
 
 func (e *encoder) useGlobals() {
-	e.glob = globalsTable()
+	if e.glob == nil { // the table never changes once read: writing the pointer again costs a write barrier while the collector runs
+		e.glob = globalsTable()
+	}
 	if e.globalKeys == nil {
 		e.globalKeys = make(map[uintptr]string)
 	}
