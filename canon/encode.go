@@ -66,7 +66,9 @@ type encoder struct {
 	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
 	plans      planCache
 	funcs      []funcSeen  // the functions met so far (funcs.go)
-	fp         footprinter // the memory of the component being encoded (Footprint)
+	fp         footprinter // the memory of the component being walked, in a recorder only (Footprint)
+	emitted    Root        // the component last handed to emit, if it may have a footprint
+	recorder   *Encoder    // walks the emitted component again to record its footprint
 	asDecoded  bool        // the component so far is what decoding its bytes gives (AsDecoded)
 	rootStart  uintptr     // the memory of the component's root object, which Decode
 	rootEnd    uintptr     // fills in place (its cmc:"-" fields keep their values)
@@ -146,10 +148,39 @@ func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
 // reports whether it has one that Same can answer for (no map, no global). If not, f is left as it
 // was: a checker keeps the footprint its decoder gave, which still restores the value.
 func (enc *Encoder) Footprint(f *Footprint) bool {
-	if !enc.e.fp.flat {
+	p := enc.e.footprint()
+	if p == nil {
 		return false
 	}
-	return enc.e.fp.fill(f)
+	if !p.flat {
+		p.drop()
+		return false
+	}
+	return p.fill(f)
+}
+
+// footprint walks the component last handed to emit again, recording its memory, and returns
+// what it recorded (nil: no footprint). A capture records none itself: a checker asks for the
+// footprint of the few components a transition left as they were, and recording one for every
+// component would cost each capture more than the walks again cost.
+func (e *encoder) footprint() *footprinter {
+	r := e.emitted
+	if !r.V.IsValid() {
+		return nil
+	}
+	if e.recorder == nil {
+		e.recorder = &Encoder{}
+	}
+	c := &e.recorder.e
+	c.reset(false)
+	c.buf = c.buf[:0]
+	c.asDecoded = true
+	c.fp.start(r.V.UnsafePointer())
+	if err := c.run(r.V, r.Name); err != nil {
+		c.fp.drop()
+		return nil
+	}
+	return &c.fp
 }
 
 // sharedInside marks the components whose own memory overlaps (slices sharing a backing array):
@@ -174,10 +205,10 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		}
 		e.buf = append(dst, plainMode)
 		e.asDecoded = true
-		e.fp.start(r.V.UnsafePointer())
+		e.emitted = r
 		if i < len(arrays) && arrays[i] {
 			e.asDecoded = false // array elements no slice sees are not restored
-			e.fp.ok = false
+			e.emitted = Root{}  // a footprint cannot describe array mode
 			if err := e.findWindows(r); err != nil {
 				return err
 			}
