@@ -253,29 +253,50 @@ func (e *encoder) findWindows(r Root) error {
 // not yet in array mode is a sharedInside (encode them again in array mode); any other is an
 // error, whose path the tracking run finds.
 func overlaps(spans []span, n int, arrays sharedInside) error {
-	sortSpans(spans)
 	var inside sharedInside
-	var end uintptr
-	owner := -1
-	for _, s := range spans {
-		if s.start < end {
-			if s.comp != owner || (owner < len(arrays) && arrays[owner]) {
+	if len(spans) <= 8 {
+		// A capture of a process or two has a handful of spans: comparing every pair costs less
+		// than sorting them.
+		for i := 1; i < len(spans); i++ {
+			s := &spans[i]
+			for j := range i {
+				if o := &spans[j]; s.start < o.end && o.start < s.end && !inside.mark(s.comp, o.comp, n, arrays) {
+					return &Error{Reason: "interior pointer"}
+				}
+			}
+		}
+	} else {
+		sortSpans(spans)
+		var end uintptr
+		owner := -1
+		for i := range spans {
+			s := &spans[i]
+			if s.start < end && !inside.mark(s.comp, owner, n, arrays) {
 				return &Error{Reason: "interior pointer"}
 			}
-			if inside == nil {
-				inside = make(sharedInside, n)
-				copy(inside, arrays)
+			if s.end > end {
+				end, owner = s.end, s.comp
 			}
-			inside[owner] = true
-		}
-		if s.end > end {
-			end, owner = s.end, s.comp
 		}
 	}
 	if inside != nil {
 		return inside
 	}
 	return nil
+}
+
+// mark judges memory that components a and b share: if they are one component not yet in array
+// mode, it marks it and reports true; else the sharing is an error.
+func (inside *sharedInside) mark(a, b, n int, arrays sharedInside) bool {
+	if a != b || (a < len(arrays) && arrays[a]) {
+		return false
+	}
+	if *inside == nil {
+		*inside = make(sharedInside, n)
+		copy(*inside, arrays)
+	}
+	(*inside)[a] = true
+	return true
 }
 
 // sortSpans sorts spans by their start. A capture has a few dozen, and insertion sort with the

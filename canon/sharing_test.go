@@ -59,3 +59,38 @@ func TestSharingWithSelfContainedRoot(t *testing.T) {
 		})
 	}
 }
+
+// Sharing is judged the same whether a capture has a handful of spans or many (overlaps compares
+// every pair of a few, and sorts many): slices sharing an array inside one component are
+// captured as sharing it, and memory shared with another component is refused.
+func TestSharingAmongFewAndManySpans(t *testing.T) {
+	type proc struct {
+		A, B  []int
+		Other [][]int
+	}
+	for _, others := range []int{0, 20} {
+		backing := []int{1, 2, 3, 4}
+		p := &proc{A: backing[:2], B: backing[1:3]}
+		for range others {
+			p.Other = append(p.Other, make([]int, 1))
+		}
+		var enc canon.Encoder
+		var b []byte
+		if err := enc.EncodeComponents([]canon.Root{root("p", p)}, func(_ int, e []byte) { b = append(b[:0], e...) }, nil); err != nil {
+			t.Fatalf("%d other slices: %v", others, err)
+		}
+		var got proc
+		if err := canon.Decode(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if &got.A[1] != &got.B[0] {
+			t.Errorf("%d other slices: A[1] and B[0] are no longer one element", others)
+		}
+		type env struct{ Mine []int }
+		p.B = []int{5, 6, 7}
+		err := enc.EncodeComponents([]canon.Root{root("p", p), root("env", &env{Mine: p.B[2:]})}, func(int, []byte) {}, nil)
+		if err == nil || !strings.Contains(err.Error(), "env.Mine") || !strings.Contains(err.Error(), "p.B") {
+			t.Errorf("%d other slices: a slice of p's array in env: err %v, want one naming both", others, err)
+		}
+	}
+}
