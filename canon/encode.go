@@ -175,8 +175,9 @@ func (e *encoder) footprint() *footprinter {
 	c.reset(false)
 	c.buf = c.buf[:0]
 	c.asDecoded = true
-	c.fp.start(r.V.UnsafePointer())
-	if err := c.run(r.V, r.Name); err != nil {
+	ptr := r.V.UnsafePointer()
+	c.fp.start(ptr)
+	if err := c.run(r.V, ptr, r.Name); err != nil {
 		c.fp.drop()
 		return nil
 	}
@@ -195,7 +196,11 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		if !r.V.IsValid() {
 			return &Error{Path: r.Name, Reason: "state root must be a non-nil pointer, not nil"}
 		}
-		if r.V.Kind() != reflect.Pointer || r.V.IsNil() {
+		var ptr unsafe.Pointer
+		if r.V.Kind() == reflect.Pointer {
+			ptr = r.V.UnsafePointer()
+		}
+		if ptr == nil {
 			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
 		}
 		e.comp = i
@@ -215,7 +220,7 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 			e.buf[len(e.buf)-1] = arrayMode
 			e.arrayMode = true
 		}
-		err := e.run(r.V, r.Name)
+		err := e.run(r.V, ptr, r.Name)
 		e.arrayMode = false
 		if err != nil {
 			return err
@@ -239,7 +244,7 @@ func (e *encoder) findWindows(r Root) error {
 	c.windows = c.windows[:0]
 	c.reset(false)
 	c.collect = true
-	err := c.run(r.V, r.Name)
+	err := c.run(r.V, r.V.UnsafePointer(), r.Name)
 	c.collect = false
 	c.buf = nil
 	if err != nil {
@@ -367,9 +372,9 @@ func (e *encoder) useGlobals() {
 	}
 }
 
-// run encodes one component. Objects of earlier components of the same capture stay known, so a
+// run encodes one component, whose root is at ptr. Objects of earlier components of the same capture stay known, so a
 // second reference to one of them is caught; numbers start again from 1 (base).
-func (e *encoder) run(root reflect.Value, name string) (err error) {
+func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err error) {
 	e.base = len(e.types)
 	e.queue = e.queue[:0]
 	e.inKey = false
@@ -399,7 +404,6 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 		}
 	}()
 	rp := e.plans.root(root.Type())
-	ptr := root.UnsafePointer()
 	e.rootStart = uintptr(ptr)
 	e.rootEnd = e.rootStart + rp.size
 	if rp.alone && !e.tracking {
