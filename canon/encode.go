@@ -382,11 +382,12 @@ func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err 
 		e.path = append(e.path[:0], name)
 	}
 	defer func() {
-		// Do not keep the state alive through the encoder. A component has an object or two, and
-		// clearing them field by field costs less than the call clear(e.queue) makes.
+		// Do not keep the state alive through the encoder: of an object, only ptr is the
+		// queue's alone to hold (its plan is in the plan cache, its window in e.arrays). A
+		// component has an object or two, and clearing them one by one costs less than the call
+		// clear(e.queue) makes, and writes one pointer, not three.
 		for i := range e.queue {
-			o := &e.queue[i]
-			o.ptr, o.plan, o.arr = nil, nil, nil
+			e.queue[i].ptr = nil
 		}
 		if r := recover(); r != nil {
 			f, ok := r.(encodeFailure)
