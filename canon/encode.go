@@ -407,10 +407,11 @@ func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err 
 	rp := e.plans.root(root.Type())
 	e.rootStart = uintptr(ptr)
 	e.rootEnd = e.rootStart + rp.size
-	if rp.alone && !e.tracking {
-		// The root is the component's only object. Numbering it and queueing it would serve no
-		// reference; its span still meets every other component's memory in overlaps, which is
-		// how an Unchanged component's memory is checked too. The tracking run names the paths.
+	if rp.alone && !e.arrayMode && !e.tracking {
+		// The root is the component's only object (array mode numbers backing arrays after it).
+		// Numbering it and queueing it would serve no reference; its span still meets every
+		// other component's memory in overlaps, as an Unchanged component's does. The tracking
+		// run names the paths.
 		e.addSpan(ptr, rp.size)
 		e.fp.add(ptr, rp.elem, 1)
 		rp.elem.fastEnc(e, ptr)

@@ -65,8 +65,9 @@ type rootPlan struct {
 	id   reflect.Type   // the type the root object is known by (objectType)
 	elem *plan          // T's
 	size uintptr        // T's
-	// alone: T reaches no memory but its own (and strings', which never change), so the root is
-	// its component's one object, and nothing can refer to it by number.
+	// alone: T reaches no object (no pointer, map, interface or func; strings and slices are
+	// fine), so in plain mode the root is its component's one object, and nothing refers to
+	// it by number.
 	alone bool
 }
 
@@ -104,7 +105,7 @@ func (c *planCache) root(t reflect.Type) *rootPlan {
 		}
 	}
 	el := t.Elem()
-	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size(), alone: el.Size() > 0 && selfContained(el)}
+	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size(), alone: el.Size() > 0 && !typeMayRef(el)}
 	if len(c.roots) < 32 {
 		c.roots = append(c.roots, r)
 		return &c.roots[len(c.roots)-1]
@@ -335,38 +336,28 @@ func mulMin(a, n uint64) uint64 {
 
 // typeMayRef reports whether values of t can reach heap objects, without building plans (which may
 // still be under construction for recursive types).
-func typeMayRef(t reflect.Type) bool {
+func typeMayRef(t reflect.Type) bool { return mayRef(t, map[reflect.Type]bool{}) }
+
+// mayRef is typeMayRef, met holding the structs being looked at: a struct met again inside
+// itself (through a slice) reaches nothing it does not reach already.
+func mayRef(t reflect.Type, met map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		return true
 	case reflect.Array, reflect.Slice:
-		return typeMayRef(t.Elem())
+		return mayRef(t.Elem(), met)
 	case reflect.Struct:
+		if met[t] {
+			return false
+		}
+		met[t] = true
 		for i := range t.NumField() {
-			if ruleTag(t, t.Field(i)) != "-" && typeMayRef(t.Field(i).Type) {
+			if ruleTag(t, t.Field(i)) != "-" && mayRef(t.Field(i).Type, met) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// selfContained reports whether values of t reach no memory but their own and strings': no
-// pointer, slice, map, interface or func among their state fields.
-func selfContained(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Slice:
-		return false
-	case reflect.Array:
-		return t.Len() == 0 || selfContained(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if ruleTag(t, t.Field(i)) != "-" && !selfContained(t.Field(i).Type) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // keyHoldsPointers reports whether map keys of type t hold pointers, statically. Interface keys are

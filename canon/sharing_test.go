@@ -1,27 +1,31 @@
 package canon_test
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cmc-go/cmc/canon"
 )
 
-// A component whose root reaches no other memory (a process of one string) is captured without
-// being numbered or queued; its memory must still meet every other component's in the sharing
-// checks, in either order, and the error must name both paths.
-func TestSharingWithSelfContainedRoot(t *testing.T) {
+// A component whose root reaches no object (a process of a string and a slice of ints) is captured
+// without its root being numbered or queued; its memory must still meet every other component's
+// in the sharing checks, in either order, and the error must name both paths.
+func TestSharingWithRootOfNoObjects(t *testing.T) {
 	type rm struct {
 		State string
 		Votes int
+		Log   []int
 	}
 	type tm struct {
 		Phase string
 		Vote  *rm
 		Votes *int
 		All   []rm
+		Tail  []int
 	}
-	rms := make([]rm, 2)
+	rms := []rm{{Log: make([]int, 4)}, {}}
 	cases := []struct {
 		name  string
 		tm    *tm
@@ -40,6 +44,9 @@ func TestSharingWithSelfContainedRoot(t *testing.T) {
 		{"slice over the roots", &tm{All: rms},
 			func(m *tm) []canon.Root { return []canon.Root{root("rm1", &rms[1]), root("tm", m)} },
 			[]string{"tm.All", "rm1"}},
+		{"slice of the root's array", &tm{Tail: rms[0].Log[2:]},
+			func(m *tm) []canon.Root { return []canon.Root{root("tm", m), root("rm0", &rms[0])} },
+			[]string{"rm0.Log", "tm.Tail"}},
 		{"one root twice", &tm{},
 			func(*tm) []canon.Root { return []canon.Root{root("a", &rms[0]), root("b", &rms[0])} },
 			[]string{"b", "a"}},
@@ -57,6 +64,30 @@ func TestSharingWithSelfContainedRoot(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A type that holds itself through a slice reaches no object: as a root, or as a set's elements.
+func TestRecursiveThroughSlice(t *testing.T) {
+	type tree struct {
+		Name string
+		Kids []tree
+	}
+	type forest struct {
+		Trees []tree `cmc:"set"`
+	}
+	for _, v := range []any{
+		&tree{Name: "a", Kids: []tree{{Name: "b"}, {Name: "c", Kids: []tree{{Name: "d"}}}}},
+		&forest{Trees: []tree{{Name: "y"}, {Name: "x", Kids: []tree{{Name: "z"}}}}},
+	} {
+		b := encode(t, v)
+		got := reflect.New(reflect.TypeOf(v).Elem())
+		if err := canon.Decode(b, got.Interface()); err != nil {
+			t.Fatal(err)
+		}
+		if again := encode(t, got.Interface()); !bytes.Equal(again, b) {
+			t.Errorf("%T encodes differently once decoded", v)
+		}
 	}
 }
 
