@@ -58,6 +58,7 @@ type encoder struct {
 	sub        *Encoder           // encodes a global's contents, for its key
 	depth      int                // of a sub-encoder
 	comp       int                // the component being encoded
+	name       string             // its root's name, which an error names when not tracking
 	arrayMode  bool               // array mode (arrays.go) for this component
 	collect    bool               // record every slice's window (arrays.go)
 	windows    []window           // every slice's window, in collect mode
@@ -190,7 +191,8 @@ type sharedInside []bool
 
 func (sharedInside) Error() string { return "memory shared inside a component" }
 
-func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) error {
+func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) (err error) {
+	defer e.catch(&err) // once a capture, not once a component: recover costs
 	e.reset(tracking)
 	for i, r := range roots {
 		if !r.V.IsValid() {
@@ -220,11 +222,8 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 			e.buf[len(e.buf)-1] = arrayMode
 			e.arrayMode = true
 		}
-		err := e.run(r.V, ptr, r.Name)
+		e.walk(r.V, ptr, r.Name)
 		e.arrayMode = false
-		if err != nil {
-			return err
-		}
 		if emit != nil {
 			emit(i, e.buf)
 		}
@@ -372,38 +371,56 @@ func (e *encoder) useGlobals() {
 	}
 }
 
-// run encodes one component, whose root is at ptr. Objects of earlier components of the same capture stay known, so a
-// second reference to one of them is caught; numbers start again from 1 (base).
+// run encodes one component, whose root is at ptr, and returns the Error if it cannot.
 func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err error) {
+	defer e.catch(&err)
+	e.walk(root, ptr, name)
+	return nil
+}
+
+// catch, deferred, turns a failure of walk into *err, and lets go of the state.
+func (e *encoder) catch(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	f, ok := r.(encodeFailure)
+	if !ok {
+		panic(r)
+	}
+	path := e.name
+	if e.tracking {
+		path = strings.Join(e.path, "")
+	}
+	*err = &Error{Path: path, Reason: f.reason}
+	e.arrayMode = false
+	e.dropQueue()
+	e.iter.Reset(reflect.Value{})
+	e.mapHeader = nil
+	clear(e.mapSlots)
+}
+
+// dropQueue lets go of the objects queued, so that the encoder does not keep the state alive. Of
+// an object, only ptr is the queue's alone to hold (its plan is in the plan cache, its window in
+// e.arrays). A component has an object or two, and clearing them one by one costs less than the
+// call clear(e.queue) makes, and writes one pointer, not three.
+func (e *encoder) dropQueue() {
+	for i := range e.queue {
+		e.queue[i].ptr = nil
+	}
+}
+
+// walk encodes one component, whose root is at ptr, and panics with an encodeFailure if it
+// cannot. Objects of earlier components of the same capture stay known, so a second reference to
+// one of them is caught; numbers start again from 1 (base).
+func (e *encoder) walk(root reflect.Value, ptr unsafe.Pointer, name string) {
 	e.base = len(e.types)
 	e.queue = e.queue[:0]
 	e.inKey = false
-	if e.tracking { // else the path is the root's name, which an error takes from name
+	e.name = name
+	if e.tracking {
 		e.path = append(e.path[:0], name)
 	}
-	defer func() {
-		// Do not keep the state alive through the encoder: of an object, only ptr is the
-		// queue's alone to hold (its plan is in the plan cache, its window in e.arrays). A
-		// component has an object or two, and clearing them one by one costs less than the call
-		// clear(e.queue) makes, and writes one pointer, not three.
-		for i := range e.queue {
-			e.queue[i].ptr = nil
-		}
-		if r := recover(); r != nil {
-			f, ok := r.(encodeFailure)
-			if !ok {
-				panic(r)
-			}
-			path := name
-			if e.tracking {
-				path = strings.Join(e.path, "")
-			}
-			err = &Error{Path: path, Reason: f.reason}
-			e.iter.Reset(reflect.Value{})
-			e.mapHeader = nil
-			clear(e.mapSlots)
-		}
-	}()
 	rp := e.plans.root(root.Type())
 	e.rootStart = uintptr(ptr)
 	e.rootEnd = e.rootStart + rp.size
@@ -415,7 +432,7 @@ func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err 
 		e.addSpan(ptr, rp.size)
 		e.fp.add(ptr, rp.elem, 1)
 		rp.elem.fastEnc(e, ptr)
-		return nil
+		return
 	}
 	if len(e.types) > 0 && rp.size > 0 { // the first root of a capture meets no object before it
 		if n, ok := e.seen.get(uintptr(ptr)); ok {
@@ -437,7 +454,7 @@ func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err 
 			o.plan.fastEnc(e, o.ptr)
 		}
 	}
-	return nil
+	e.dropQueue()
 }
 
 // qpath is where object n (1-based, over the whole capture) was first reached, when tracking.
