@@ -194,7 +194,8 @@ func (sharedInside) Error() string { return "memory shared inside a component" }
 func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) (err error) {
 	defer e.catch(&err) // once a capture, not once a component: recover costs
 	e.reset(tracking)
-	for i, r := range roots {
+	for i := range roots {
+		r := &roots[i] // not a copy: a Root is six words
 		if !r.V.IsValid() {
 			return &Error{Path: r.Name, Reason: "state root must be a non-nil pointer, not nil"}
 		}
@@ -212,11 +213,11 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		}
 		e.buf = append(dst, plainMode)
 		e.asDecoded = true
-		e.emitted = r
+		e.emitted = *r
 		if i < len(arrays) && arrays[i] {
 			e.asDecoded = false // array elements no slice sees are not restored
 			e.emitted = Root{}  // a footprint cannot describe array mode
-			if err := e.findWindows(r); err != nil {
+			if err := e.findWindows(*r); err != nil {
 				return err
 			}
 			e.buf[len(e.buf)-1] = arrayMode
