@@ -199,11 +199,7 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		if !r.V.IsValid() {
 			return &Error{Path: r.Name, Reason: "state root must be a non-nil pointer, not nil"}
 		}
-		var ptr unsafe.Pointer
-		if r.V.Kind() == reflect.Pointer {
-			ptr = r.V.UnsafePointer()
-		}
-		if ptr == nil {
+		if r.V.Kind() != reflect.Pointer || r.V.IsNil() { // IsNil is inlined, UnsafePointer is not
 			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
 		}
 		e.comp = i
@@ -223,7 +219,7 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 			e.buf[len(e.buf)-1] = arrayMode
 			e.arrayMode = true
 		}
-		e.walk(r.V, ptr, r.Name)
+		e.walk(r.V, r.V.UnsafePointer(), r.Name)
 		e.arrayMode = false
 		if emit != nil {
 			emit(i, e.buf)
