@@ -35,6 +35,10 @@ type plan struct {
 	// Known once here, not asked of reflect at every pointer an encoder meets.
 	errorPointer bool
 
+	// mayRef: values of t may reach heap objects (typeMayRef). Known once here, not asked at every
+	// capture by a new Encoder (the self-check makes one a check).
+	mayRef bool
+
 	// partial: a struct's state fields, when it also has fields that are not state (cmc:"-" or
 	// a rule); nil otherwise. A footprint restores only these in a root (Footprint.Restore).
 	partial []field
@@ -105,7 +109,8 @@ func (c *planCache) root(t reflect.Type) *rootPlan {
 		}
 	}
 	el := t.Elem()
-	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size(), alone: el.Size() > 0 && !typeMayRef(el)}
+	p := planFor(el)
+	r := rootPlan{key: k, id: objectType(t), elem: p, size: el.Size(), alone: el.Size() > 0 && !p.mayRef}
 	if len(c.roots) < 32 {
 		c.roots = append(c.roots, r)
 		return &c.roots[len(c.roots)-1]
@@ -146,7 +151,7 @@ func planLocked(t reflect.Type) *plan {
 	if p, ok := building[t]; ok {
 		return p
 	}
-	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType)}
+	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType), mayRef: typeMayRef(t)}
 	building[t] = p
 	buildPlan(p)
 	reflectFast(p)
