@@ -175,7 +175,6 @@ func (e *encoder) footprint() *footprinter {
 	c := &e.recorder.e
 	c.reset(false)
 	c.buf = c.buf[:0]
-	c.asDecoded = true
 	ptr := r.V.UnsafePointer()
 	c.fp.start(ptr)
 	if err := c.run(r.V, ptr, r.Name); err != nil {
@@ -357,7 +356,9 @@ func (e *encoder) reset(tracking bool) {
 }
 
 func (e *encoder) useGlobals() {
-	if e.glob == nil { // the table never changes once read: writing the pointer again costs a write barrier while the collector runs
+	if e.glob == nil {
+		// The table never changes once read; writing its pointer again at every capture costs a
+		// write barrier while the collector runs.
 		e.glob = globalsTable()
 	}
 	if e.globalKeys == nil {
