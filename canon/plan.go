@@ -60,7 +60,6 @@ type planCache struct {
 	types []unsafe.Pointer // rtypeOf of each type
 	plans []*plan
 	roots []rootPlan
-	last  int // the root plan found last: captures of one component type follow each other
 }
 
 // A rootPlan is what capturing a component needs to know of its root's type *T: resolved once, not
@@ -104,12 +103,8 @@ func (c *planCache) get(t reflect.Type) *plan {
 func (c *planCache) root(t reflect.Type) *rootPlan {
 	c.sync()
 	k := rtypeOf(t)
-	if c.last < len(c.roots) && c.roots[c.last].key == k {
-		return &c.roots[c.last]
-	}
 	for i := range c.roots {
 		if c.roots[i].key == k {
-			c.last = i
 			return &c.roots[i]
 		}
 	}
