@@ -57,6 +57,7 @@ type encoder struct {
 	sub        *Encoder           // encodes a global's contents, for its key
 	depth      int                // of a sub-encoder
 	comp       int                // the component being encoded
+	name       string             // its root's name, which an error names when not tracking
 	arrayMode  bool               // array mode (arrays.go) for this component
 	collect    bool               // record every slice's window (arrays.go)
 	windows    []window           // every slice's window, in collect mode
@@ -65,7 +66,9 @@ type encoder struct {
 	sortSets   bool               // put the live elements of every set in canonical order (SortSets)
 	plans      planCache
 	funcs      []funcSeen  // the functions met so far (funcs.go)
-	fp         footprinter // the memory of the component being encoded (Footprint)
+	fp         footprinter // the memory of the component being walked, in a recorder only (Footprint)
+	emitted    Root        // the component last handed to emit, if it may have a footprint
+	recorder   *Encoder    // walks the emitted component again to record its footprint
 	asDecoded  bool        // the component so far is what decoding its bytes gives (AsDecoded)
 	rootStart  uintptr     // the memory of the component's root object, which Decode
 	rootEnd    uintptr     // fills in place (its cmc:"-" fields keep their values)
@@ -145,10 +148,39 @@ func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
 // reports whether it has one that Same can answer for (no map, no global). If not, f is left as it
 // was: a checker keeps the footprint its decoder gave, which still restores the value.
 func (enc *Encoder) Footprint(f *Footprint) bool {
-	if !enc.e.fp.flat {
+	p := enc.e.footprint()
+	if p == nil {
 		return false
 	}
-	return enc.e.fp.fill(f)
+	if !p.flat {
+		p.drop()
+		return false
+	}
+	return p.fill(f)
+}
+
+// footprint walks the component last handed to emit again, recording its memory, and returns
+// what it recorded (nil: no footprint). A capture records none itself: a checker asks for the
+// footprint of the few components a transition left as they were, and recording one for every
+// component would cost each capture more than the walks again cost.
+func (e *encoder) footprint() *footprinter {
+	r := e.emitted
+	if !r.V.IsValid() {
+		return nil
+	}
+	if e.recorder == nil {
+		e.recorder = &Encoder{}
+	}
+	c := &e.recorder.e
+	c.reset(false)
+	c.buf = c.buf[:0]
+	ptr := r.V.UnsafePointer()
+	c.fp.start(ptr)
+	if err := c.run(r.V, ptr, r.Name); err != nil {
+		c.fp.drop()
+		return nil
+	}
+	return &c.fp
 }
 
 // sharedInside marks the components whose own memory overlaps (slices sharing a backing array):
@@ -157,13 +189,15 @@ type sharedInside []bool
 
 func (sharedInside) Error() string { return "memory shared inside a component" }
 
-func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) error {
+func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, tracking bool, arrays sharedInside) (err error) {
+	defer e.catch(&err) // once a capture, not once a component: recover costs
 	e.reset(tracking)
-	for i, r := range roots {
+	for i := range roots {
+		r := &roots[i] // not a copy: a Root is six words
 		if !r.V.IsValid() {
 			return &Error{Path: r.Name, Reason: "state root must be a non-nil pointer, not nil"}
 		}
-		if r.V.Kind() != reflect.Pointer || r.V.IsNil() {
+		if r.V.Kind() != reflect.Pointer || r.V.IsNil() { // IsNil is inlined, UnsafePointer is not
 			return &Error{Path: r.Name, Reason: fmt.Sprintf("state root must be a non-nil pointer, not %s", r.V.Type())}
 		}
 		e.comp = i
@@ -173,21 +207,18 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		}
 		e.buf = append(dst, plainMode)
 		e.asDecoded = true
-		e.fp.start(r.V.UnsafePointer())
+		e.emitted = *r
 		if i < len(arrays) && arrays[i] {
 			e.asDecoded = false // array elements no slice sees are not restored
-			e.fp.ok = false
-			if err := e.findWindows(r); err != nil {
+			e.emitted = Root{}  // a footprint cannot describe array mode
+			if err := e.findWindows(*r); err != nil {
 				return err
 			}
 			e.buf[len(e.buf)-1] = arrayMode
 			e.arrayMode = true
 		}
-		err := e.run(r.V, r.Name)
+		e.walk(r.V, r.V.UnsafePointer(), r.Name)
 		e.arrayMode = false
-		if err != nil {
-			return err
-		}
 		if emit != nil {
 			emit(i, e.buf)
 		}
@@ -207,7 +238,7 @@ func (e *encoder) findWindows(r Root) error {
 	c.windows = c.windows[:0]
 	c.reset(false)
 	c.collect = true
-	err := c.run(r.V, r.Name)
+	err := c.run(r.V, r.V.UnsafePointer(), r.Name)
 	c.collect = false
 	c.buf = nil
 	if err != nil {
@@ -221,29 +252,50 @@ func (e *encoder) findWindows(r Root) error {
 // not yet in array mode is a sharedInside (encode them again in array mode); any other is an
 // error, whose path the tracking run finds.
 func overlaps(spans []span, n int, arrays sharedInside) error {
-	sortSpans(spans)
 	var inside sharedInside
-	var end uintptr
-	owner := -1
-	for _, s := range spans {
-		if s.start < end {
-			if s.comp != owner || (owner < len(arrays) && arrays[owner]) {
+	if len(spans) <= 8 {
+		// A capture of a process or two has a handful of spans: comparing every pair costs less
+		// than sorting them.
+		for i := 1; i < len(spans); i++ {
+			s := &spans[i]
+			for j := range i {
+				if o := &spans[j]; s.start < o.end && o.start < s.end && !inside.mark(s.comp, o.comp, n, arrays) {
+					return &Error{Reason: "interior pointer"}
+				}
+			}
+		}
+	} else {
+		sortSpans(spans)
+		var end uintptr
+		owner := -1
+		for i := range spans {
+			s := &spans[i]
+			if s.start < end && !inside.mark(s.comp, owner, n, arrays) {
 				return &Error{Reason: "interior pointer"}
 			}
-			if inside == nil {
-				inside = make(sharedInside, n)
-				copy(inside, arrays)
+			if s.end > end {
+				end, owner = s.end, s.comp
 			}
-			inside[owner] = true
-		}
-		if s.end > end {
-			end, owner = s.end, s.comp
 		}
 	}
 	if inside != nil {
 		return inside
 	}
 	return nil
+}
+
+// mark judges memory that components a and b share: if they are one component not yet in array
+// mode, it marks it and reports true; else the sharing is an error.
+func (inside *sharedInside) mark(a, b, n int, arrays sharedInside) bool {
+	if a != b || (a < len(arrays) && arrays[a]) {
+		return false
+	}
+	if *inside == nil {
+		*inside = make(sharedInside, n)
+		copy(*inside, arrays)
+	}
+	(*inside)[a] = true
+	return true
 }
 
 // sortSpans sorts spans by their start. A capture has a few dozen, and insertion sort with the
@@ -303,7 +355,11 @@ func (e *encoder) reset(tracking bool) {
 }
 
 func (e *encoder) useGlobals() {
-	e.glob = globalsTable()
+	if e.glob == nil {
+		// The table never changes once read; writing its pointer again at every capture costs a
+		// write barrier while the collector runs.
+		e.glob = globalsTable()
+	}
 	if e.globalKeys == nil {
 		e.globalKeys = make(map[uintptr]string)
 	}
@@ -312,41 +368,69 @@ func (e *encoder) useGlobals() {
 	}
 }
 
-// run encodes one component. Objects of earlier components of the same capture stay known, so a
-// second reference to one of them is caught; numbers start again from 1 (base).
-func (e *encoder) run(root reflect.Value, name string) (err error) {
+// run encodes one component, whose root is at ptr, and returns the Error if it cannot.
+func (e *encoder) run(root reflect.Value, ptr unsafe.Pointer, name string) (err error) {
+	defer e.catch(&err)
+	e.walk(root, ptr, name)
+	return nil
+}
+
+// catch, deferred, turns a failure of walk into *err, and lets go of the state.
+func (e *encoder) catch(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	f, ok := r.(encodeFailure)
+	if !ok {
+		panic(r)
+	}
+	path := e.name
+	if e.tracking {
+		path = strings.Join(e.path, "")
+	}
+	*err = &Error{Path: path, Reason: f.reason}
+	e.arrayMode = false
+	e.dropQueue()
+	e.iter.Reset(reflect.Value{})
+	e.mapHeader = nil
+	clear(e.mapSlots)
+}
+
+// dropQueue lets go of the objects queued, so that the encoder does not keep the state alive. Of
+// an object, only ptr is the queue's alone to hold (its plan is in the plan cache, its window in
+// e.arrays). A component has an object or two, and clearing them one by one costs less than the
+// call clear(e.queue) makes, and writes one pointer, not three.
+func (e *encoder) dropQueue() {
+	for i := range e.queue {
+		e.queue[i].ptr = nil
+	}
+}
+
+// walk encodes one component, whose root is at ptr, and panics with an encodeFailure if it
+// cannot. Objects of earlier components of the same capture stay known, so a second reference to
+// one of them is caught; numbers start again from 1 (base).
+func (e *encoder) walk(root reflect.Value, ptr unsafe.Pointer, name string) {
 	e.base = len(e.types)
 	e.queue = e.queue[:0]
 	e.inKey = false
-	if e.tracking { // else the path is the root's name, which an error takes from name
+	e.name = name
+	if e.tracking {
 		e.path = append(e.path[:0], name)
 	}
-	defer func() {
-		// Do not keep the state alive through the encoder. A component has an object or two, and
-		// clearing them field by field costs less than the call clear(e.queue) makes.
-		for i := range e.queue {
-			o := &e.queue[i]
-			o.ptr, o.plan, o.arr = nil, nil, nil
-		}
-		if r := recover(); r != nil {
-			f, ok := r.(encodeFailure)
-			if !ok {
-				panic(r)
-			}
-			path := name
-			if e.tracking {
-				path = strings.Join(e.path, "")
-			}
-			err = &Error{Path: path, Reason: f.reason}
-			e.iter.Reset(reflect.Value{})
-			e.mapHeader = nil
-			clear(e.mapSlots)
-		}
-	}()
 	rp := e.plans.root(root.Type())
-	ptr := root.UnsafePointer()
 	e.rootStart = uintptr(ptr)
 	e.rootEnd = e.rootStart + rp.size
+	if rp.alone && !e.arrayMode && !e.tracking {
+		// The root is the component's only object (array mode numbers backing arrays after it).
+		// Numbering it and queueing it would serve no reference; its span still meets every
+		// other component's memory in overlaps, as an Unchanged component's does. The tracking
+		// run names the paths.
+		e.addSpan(ptr, rp.size)
+		e.fp.add(ptr, rp.elem, 1)
+		rp.elem.fastEnc(e, ptr)
+		return
+	}
 	if len(e.types) > 0 && rp.size > 0 { // the first root of a capture meets no object before it
 		if n, ok := e.seen.get(uintptr(ptr)); ok {
 			e.fail("this is the root of another component (%s) too: two components cannot hold one object; give each its own root", e.qpath(n))
@@ -367,7 +451,7 @@ func (e *encoder) run(root reflect.Value, name string) (err error) {
 			o.plan.fastEnc(e, o.ptr)
 		}
 	}
-	return nil
+	e.dropQueue()
 }
 
 // qpath is where object n (1-based, over the whole capture) was first reached, when tracking.

@@ -191,11 +191,14 @@ func (p *footprinter) addMap(ptr unsafe.Pointer, t reflect.Type, m reflect.Value
 // global records that the value points to a package-level variable.
 func (p *footprinter) global() { p.flat = false }
 
-// add records n values of plan elem's type at start.
+// add records n values of plan elem's type at start, when recording.
 func (p *footprinter) add(start unsafe.Pointer, elem *plan, n int) {
-	if !p.ok {
-		return
+	if p.ok {
+		p.record(start, elem, n)
 	}
+}
+
+func (p *footprinter) record(start unsafe.Pointer, elem *plan, n int) {
 	if size := elem.t.Size() * uintptr(n); size > 0 {
 		if len(p.regions) == 0 && start == p.rootPtr {
 			p.root = elem.partial
@@ -214,6 +217,13 @@ func (p *footprinter) fill(f *Footprint) bool {
 	clear(p.regions) // the footprint holds them now
 	clear(p.maps)
 	return true
+}
+
+// drop forgets what was collected, so that it keeps no object alive.
+func (p *footprinter) drop() {
+	clear(p.regions)
+	clear(p.maps)
+	p.regions, p.maps, p.root, p.ok = p.regions[:0], p.maps[:0], nil, false
 }
 
 // The runtime's typed copies, with the write barriers the collector needs when the values hold

@@ -35,6 +35,10 @@ type plan struct {
 	// Known once here, not asked of reflect at every pointer an encoder meets.
 	errorPointer bool
 
+	// mayRef: values of t may reach heap objects (typeMayRef). Known once here, not asked at every
+	// capture by a new Encoder (the self-check makes one a check).
+	mayRef bool
+
 	// partial: a struct's state fields, when it also has fields that are not state (cmc:"-" or
 	// a rule); nil otherwise. A footprint restores only these in a root (Footprint.Restore).
 	partial []field
@@ -65,6 +69,10 @@ type rootPlan struct {
 	id   reflect.Type   // the type the root object is known by (objectType)
 	elem *plan          // T's
 	size uintptr        // T's
+	// alone: T reaches no object (no pointer, map, interface or func; strings and slices are
+	// fine), so in plain mode the root is its component's one object, and nothing refers to
+	// it by number.
+	alone bool
 }
 
 // rtypeOf is the runtime's type behind t, the data word of the interface holding it: it identifies
@@ -101,7 +109,8 @@ func (c *planCache) root(t reflect.Type) *rootPlan {
 		}
 	}
 	el := t.Elem()
-	r := rootPlan{key: k, id: objectType(t), elem: planFor(el), size: el.Size()}
+	p := planFor(el)
+	r := rootPlan{key: k, id: objectType(t), elem: p, size: el.Size(), alone: el.Size() > 0 && !p.mayRef}
 	if len(c.roots) < 32 {
 		c.roots = append(c.roots, r)
 		return &c.roots[len(c.roots)-1]
@@ -142,7 +151,7 @@ func planLocked(t reflect.Type) *plan {
 	if p, ok := building[t]; ok {
 		return p
 	}
-	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType)}
+	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType), mayRef: typeMayRef(t)}
 	building[t] = p
 	buildPlan(p)
 	reflectFast(p)
@@ -332,15 +341,23 @@ func mulMin(a, n uint64) uint64 {
 
 // typeMayRef reports whether values of t can reach heap objects, without building plans (which may
 // still be under construction for recursive types).
-func typeMayRef(t reflect.Type) bool {
+func typeMayRef(t reflect.Type) bool { return mayRef(t, map[reflect.Type]bool{}) }
+
+// mayRef is typeMayRef, met holding the structs being looked at: a struct met again inside
+// itself (through a slice) reaches nothing it does not reach already.
+func mayRef(t reflect.Type, met map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		return true
 	case reflect.Array, reflect.Slice:
-		return typeMayRef(t.Elem())
+		return mayRef(t.Elem(), met)
 	case reflect.Struct:
+		if met[t] {
+			return false
+		}
+		met[t] = true
 		for i := range t.NumField() {
-			if ruleTag(t, t.Field(i)) != "-" && typeMayRef(t.Field(i).Type) {
+			if ruleTag(t, t.Field(i)) != "-" && mayRef(t.Field(i).Type, met) {
 				return true
 			}
 		}

@@ -221,3 +221,15 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", file, diff)
 	}
 }
+
+// A component's root must be a non-nil pointer.
+func TestRootMustBeNonNilPointer(t *testing.T) {
+	var nilPtr *interiorNode
+	for _, v := range []reflect.Value{{}, reflect.ValueOf(interiorNode{}), reflect.ValueOf(nilPtr)} {
+		var enc canon.Encoder
+		err := enc.EncodeComponents([]canon.Root{{Name: "p", V: v}}, func(int, []byte) {}, nil)
+		if err == nil || !strings.Contains(err.Error(), "p: state root must be a non-nil pointer") {
+			t.Errorf("root %v: err %v, want one saying it must be a non-nil pointer", v, err)
+		}
+	}
+}

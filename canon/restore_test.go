@@ -30,7 +30,10 @@ func TestRestoreGivesTheDecodedValue(t *testing.T) {
 		hasD := dec.Footprint(&fd)
 		var fe Footprint
 		hasE := false
-		enc.EncodeComponents([]Root{{Name: "s", V: into}}, func(int, []byte) { hasE = enc.e.fp.fill(&fe) }, nil)
+		enc.EncodeComponents([]Root{{Name: "s", V: into}}, func(int, []byte) {
+			p := enc.e.footprint()
+			hasE = p != nil && p.fill(&fe)
+		}, nil)
 		if hasD != hasE {
 			t.Fatalf("shape %d (%s): decoding says footprint %t, encoding the result says %t", i, root.Type(), hasD, hasE)
 		}
