@@ -5,8 +5,6 @@ package engine
 import (
 	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // The large tables of a search (the visited set, the trail) hold no pointers and live as long as
@@ -50,23 +48,4 @@ func freeOffHeap[T any](s []T) {
 	var zero T
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:1]))), cap(s)*int(unsafe.Sizeof(zero)))
 	_ = syscall.Munmap(b) // fails (EINVAL) for memory make allocated, which is what it should skip
-}
-
-// releaseOffHeap gives the memory of the whole pages inside s back to the system, as freeOffHeap
-// would, but keeps the mapping: s reads as zeros afterwards. For a slice make made, that zeroes
-// whole pages of its own array, which the caller no longer needs either.
-func releaseOffHeap[T any](s []T) {
-	var zero T
-	size := uintptr(len(s)) * unsafe.Sizeof(zero)
-	if size == 0 {
-		return
-	}
-	page := uintptr(unix.Getpagesize())
-	p := unsafe.Pointer(unsafe.SliceData(s))
-	start := uintptr(p)
-	first, end := (start+page-1)&^(page-1), (start+size)&^(page-1)
-	if first >= end {
-		return
-	}
-	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, first-start)), end-first), unix.MADV_DONTNEED)
 }

@@ -8,6 +8,4 @@ func offHeap[T any](n int) []T { return make([]T, n) }
 
 func freeOffHeap[T any](s []T) {}
 
-func releaseOffHeap[T any](s []T) {}
-
 func appendOff[T any](s []T, v ...T) []T { return append(s, v...) }

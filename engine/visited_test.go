@@ -41,8 +41,8 @@ func TestVisitedGrows(t *testing.T) {
 	}
 }
 
-// TestReleaseGivesMemoryBack checks that releasing part of an off-heap slice zeroes it, keeps the
-// rest, and lowers the process's resident memory (Linux: /proc/self/statm).
+// TestReleaseGivesMemoryBack checks that releasing part of an off-heap slice keeps the rest, and on
+// Linux zeroes the part and lowers the process's resident memory (/proc/self/statm).
 func TestReleaseGivesMemoryBack(t *testing.T) {
 	s := offHeap[uint64](8 << 20) // 64 MiB
 	defer freeOffHeap(s)
@@ -57,13 +57,13 @@ func TestReleaseGivesMemoryBack(t *testing.T) {
 			t.Fatalf("slot %d outside the released part changed to %d", i, s[i])
 		}
 	}
+	if runtime.GOOS != "linux" {
+		return // releasing does nothing elsewhere (release_other.go)
+	}
 	for _, i := range []int{1 << 20, 4 << 20, 7<<20 - 1} {
 		if s[i] != 0 {
 			t.Fatalf("slot %d inside the released part reads %d, want 0", i, s[i])
 		}
-	}
-	if runtime.GOOS != "linux" {
-		return
 	}
 	if freed := (before - after) * os.Getpagesize(); freed < 40<<20 {
 		t.Fatalf("resident memory fell by %d bytes after releasing 48 MiB; want at least 40 MiB", freed)

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package engine
+
+// releaseOffHeap does nothing here (release_linux.go): the memory is given back when the
+// mapping is freed.
+func releaseOffHeap[T any](s []T) {}
