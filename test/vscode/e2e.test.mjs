@@ -378,6 +378,10 @@ before(async () => {
   // cmcdap builds the checked package: the Go toolchain must be on the extension host's PATH.
   const goBin = path.dirname(execFileSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).trim());
   env.PATH = `${goBin}:${env.PATH}`;
+  // The extension host may take PATH from a login shell, which drops the test's PATH (and with it
+  // make's .tools/dlv-*); cmcdap also looks for Delve in GOBIN (`go env GOBIN`), which it keeps.
+  const dlv = execFileSync('sh', ['-c', 'command -v dlv || true'], { encoding: 'utf8' }).trim();
+  if (dlv && !env.GOBIN) env.GOBIN = path.dirname(dlv);
   const common = ['--user-data-dir', path.join(cs, 'ud'), '--extensions-dir', path.join(cs, 'ext')];
   log('installing', path.relative(repo, vsix));
   execFileSync(codeServer, ['--install-extension', vsix, ...common], { env, stdio: ['ignore', 'pipe', 'pipe'] });
