@@ -325,14 +325,7 @@ func TestReportedTraceIsVerified(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := Check(context.Background(), m, Options{SelfCheck: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Violations) != 1 {
-		t.Fatalf("%d violations, want 1", len(res.Violations))
-	}
-	tr := res.Violations[0]
+	tr := oneViolation(t, m)
 	want := `the trace to invariant "stamp 2" does not reproduce: step 1 (p.stamp) it reaches a state the search never reached; the handler depends on something that is not state`
 	if v := tr.Violation; v.Kind != "nondeterminism" || !strings.HasPrefix(v.Message, want) {
 		t.Fatalf("violation %s: %s\nwant nondeterminism: %s", v.Kind, v.Message, want)
@@ -592,4 +585,17 @@ func TestRestoreUndoesChangesInPlace(t *testing.T) {
 			t.Errorf("%s: states %d transitions %d complete %v, want 2, 6 and complete", search, res.States, res.Transitions, res.Complete)
 		}
 	}
+}
+
+// oneViolation checks m without the self-check and returns its only counterexample.
+func oneViolation(t *testing.T, m *cmc.Model) *Trace {
+	t.Helper()
+	res, err := Check(context.Background(), m, Options{SelfCheck: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) != 1 {
+		t.Fatalf("%d violations, want 1", len(res.Violations))
+	}
+	return res.Violations[0]
 }

@@ -107,14 +107,7 @@ func TestSearchSkipsChooseSites(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := Check(context.Background(), m, Options{SelfCheck: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Violations) != 1 {
-		t.Fatalf("%d violations, want 1", len(res.Violations))
-	}
-	for _, st := range res.Violations[0].Steps {
+	for _, st := range oneViolation(t, m).Steps {
 		for _, ch := range st.Choices {
 			if !strings.Contains(ch.Site, "label_test.go:") {
 				t.Errorf("a choice of the trace has site %q, want its line in label_test.go", ch.Site)
