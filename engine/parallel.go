@@ -88,27 +88,37 @@ func (p *parallel) use(states int) bool {
 
 // start builds the workers' machines and starts them.
 func (p *parallel) start() bool {
-	s := p.s
-	var workers []*bfsWorker
-	for range p.n {
-		m, err := p.build()
-		if err != nil {
-			return false
-		}
-		mc, init, err := newMachineOn(m, true, s.mc.pool)
-		if err != nil || !slices.Equal(init, s.init) || mc.globals {
-			return false // a builder that is not a function of its parameters, say
-		}
-		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(judged)})
+	workers, ok := p.machines(p.n)
+	if !ok {
+		return false
 	}
 	p.workers = workers
 	p.todo = make(chan *chunk, p.window())
-	s.visited.readers = true
 	for _, w := range workers {
 		p.wg.Add(1)
 		go w.loop(p.todo)
 	}
 	return true
+}
+
+// machines builds k workers, each with its own instance of the model and machine on the search's
+// pool. It reports false when an instance cannot be built or differs from the first.
+func (p *parallel) machines(k int) ([]*bfsWorker, bool) {
+	s := p.s
+	var workers []*bfsWorker
+	for range k {
+		m, err := p.build()
+		if err != nil {
+			return nil, false
+		}
+		mc, init, err := newMachineOn(m, true, s.mc.pool)
+		if err != nil || !slices.Equal(init, s.init) || mc.globals {
+			return nil, false // a builder that is not a function of its parameters, say
+		}
+		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(judged)})
+	}
+	s.visited.readers = true
+	return workers, true
 }
 
 // build makes another instance of the model; the first one built, so a failure here is not the
@@ -278,83 +288,91 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 	if c.globals {
 		return false, true, nil
 	}
-	k := len(s.init)
+	push := func(idx int32, st State) { next.push(idx, depth+1, st) }
 	for ri := range c.recs {
 		r := &c.recs[ri]
 		i := int(r.state)
-		idx := c.idx[i]
-		switch r.kind {
-		case recEnd:
+		if r.kind == recEnd {
 			s.expanded()
 			if s.stop {
 				return true, false, nil
 			}
 			s.tick(depth, cur.len()-(c.first+i)+next.len())
 			continue
-		case recFail:
-			s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
-		case recDeadlock:
-			s.violation(idx, nil, r.viol)
-		case recErr:
-			return false, false, r.err
-		case recGoexit:
-			p.exit = s.lastRun
-			if r.inRun {
-				p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
-			}
-			return true, false, nil
-		case recRun:
-			s.ran(int(r.event))
-			s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}
-			step := func() *pathStep {
-				v := make([]int, r.vN)
-				for j := range v {
-					v[j] = int(c.vals[int(r.vOff)+j])
-				}
-				return &pathStep{event: int(r.event), values: v}
-			}
-			switch {
-			case r.fail != nil:
-				s.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
-			case r.err != nil:
-				return false, false, s.captureError(idx, *step(), r.err)
-			case r.viol != nil:
-				s.violation(idx, step(), r.viol)
-			case r.seen:
-			default:
-				st := State(c.succ[r.sOff : int(r.sOff)+k : int(r.sOff)+k])
-				s.key = st.key(s.key[:0])
-				if !s.visited.add(r.hash, s.key) {
-					break
-				}
-				nidx := int32(s.trail.len())
-				s.trail.add(trailEntry{parent: idx, event: r.event, off: uint32(s.values.len()), n: r.vN})
-				for _, v := range c.vals[r.vOff : r.vOff+r.vN] {
-					s.values.add(v)
-				}
-				s.res.States++
-				s.res.Depth = max(s.res.Depth, depth+1)
-				if r.inv != nil {
-					s.violation(nidx, nil, r.inv)
-					break
-				}
-				if len(s.scenarios.list) > 0 {
-					if s.scenariosAt(nidx, func(i int) scenarioEval { return c.scen[int(r.scOff)+i] }); s.stop {
-						return true, false, nil
-					}
-				}
-				if r.cut {
-					s.res.Cut++
-				} else {
-					next.push(nidx, depth+1, st)
-				}
-			}
 		}
-		if s.stop {
-			return true, false, nil
+		if stopped, err := p.take(c, r, c.idx[i], depth, push); stopped || err != nil {
+			return stopped, false, err
 		}
 	}
 	return false, false, nil
+}
+
+// take does what the sequential search does with record r of c, about the state at trail index
+// idx and depth depth: a new successor goes to push. It reports whether the search stopped.
+func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int32, State)) (stopped bool, err error) {
+	s := p.s
+	switch r.kind {
+	case recFail:
+		s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+	case recDeadlock:
+		s.violation(idx, nil, r.viol)
+	case recErr:
+		return false, r.err
+	case recGoexit:
+		p.exit = s.lastRun
+		if r.inRun {
+			p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
+		}
+		return true, nil
+	case recRun:
+		s.ran(int(r.event))
+		s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}
+		step := func() *pathStep {
+			v := make([]int, r.vN)
+			for j := range v {
+				v[j] = int(c.vals[int(r.vOff)+j])
+			}
+			return &pathStep{event: int(r.event), values: v}
+		}
+		switch {
+		case r.fail != nil:
+			s.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+		case r.err != nil:
+			return false, s.captureError(idx, *step(), r.err)
+		case r.viol != nil:
+			s.violation(idx, step(), r.viol)
+		case r.seen:
+		default:
+			k := len(s.init)
+			st := State(c.succ[r.sOff : int(r.sOff)+k : int(r.sOff)+k])
+			s.key = st.key(s.key[:0])
+			if !s.visited.add(r.hash, s.key) {
+				break
+			}
+			nidx := int32(s.trail.len())
+			s.trail.add(trailEntry{parent: idx, event: r.event, off: uint32(s.values.len()), n: r.vN})
+			for _, v := range c.vals[r.vOff : r.vOff+r.vN] {
+				s.values.add(v)
+			}
+			s.res.States++
+			s.res.Depth = max(s.res.Depth, depth+1)
+			if r.inv != nil {
+				s.violation(nidx, nil, r.inv)
+				break
+			}
+			if len(s.scenarios.list) > 0 {
+				if s.scenariosAt(nidx, func(i int) scenarioEval { return c.scen[int(r.scOff)+i] }); s.stop {
+					return true, nil
+				}
+			}
+			if r.cut {
+				s.res.Cut++
+			} else {
+				push(nidx, st)
+			}
+		}
+	}
+	return s.stop, nil
 }
 
 // A bfsWorker expands chunks with its own machine.
@@ -396,20 +414,11 @@ func (w *bfsWorker) loop(todo <-chan *chunk) {
 func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 	finished := false
 	defer func() {
-		if finished {
-			return
+		if !finished && w.unwound(c, recover()) {
+			c.done <- struct{}{}
+			w.p.wg.Add(1)
+			go w.loop(todo)
 		}
-		if r := recover(); r != nil {
-			// A bug of ours: say so where the search's goroutine will see it.
-			c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", r)})
-			return
-		}
-		// The model's code called runtime.Goexit, which ends this goroutine; another takes its
-		// place, and the search's goroutine calls it too if the sequential search would have.
-		c.recs = append(c.recs, record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt)})
-		c.done <- struct{}{}
-		w.p.wg.Add(1)
-		go w.loop(todo)
 	}()
 	k := len(w.mc.Def.Components)
 	for i := range c.idx {
@@ -423,6 +432,20 @@ func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 		c.recs = append(c.recs, record{kind: recEnd, state: int32(i)})
 	}
 	finished = true
+}
+
+// unwound records in c why the worker's goroutine unwinds before its work is done: r, a panic,
+// is a bug of ours, said where the search's goroutine will see it; r nil means the model's code
+// called runtime.Goexit, which ends this goroutine (unwound then reports true, and the caller
+// starts another in its place; the search's goroutine calls Goexit too if the sequential search
+// would have).
+func (w *bfsWorker) unwound(c *chunk, r any) bool {
+	if r != nil {
+		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", r)})
+		return false
+	}
+	c.recs = append(c.recs, record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt)})
+	return true
 }
 
 // expand is the search's expand and successor, recording instead of deciding. It returns false
@@ -440,35 +463,45 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 		return true
 	}
 	for _, ei := range enabled {
-		ev := mc.Def.Events[ei]
-		prefix := w.prefix[:0]
-		for attempt := 0; ; attempt++ {
-			if err := mc.Load(st); err != nil {
-				c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
-				return false
-			}
-			out := w.runOnce(idx, ei, attempt, ev, prefix)
-			r := record{kind: recRun, state: w.state, event: int32(ei), attempt: int32(attempt),
-				vOff: uint32(len(c.vals)), vN: uint32(len(out.Points))}
-			for _, pt := range out.Points {
-				c.vals = append(c.vals, int32(pt.Value))
-			}
-			if !w.successor(c, &r, st, ev, out) {
-				c.recs = append(c.recs, r)
-				return false
-			}
-			c.recs = append(c.recs, r)
-			var more bool
-			prefix, more = nextPrefix(prefix, out.Points)
-			if !more {
-				break
-			}
+		if !w.event(c, idx, st, ei) {
+			return false
 		}
-		w.prefix = prefix
 	}
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
 		c.recs = append(c.recs, record{kind: recDeadlock, state: w.state, viol: v})
 	}
+	return true
+}
+
+// event runs event ei's handler on st with every Choose combination, recording each run. It
+// returns false when the chunk cannot go on.
+func (w *bfsWorker) event(c *chunk, idx int32, st State, ei int) bool {
+	mc := w.mc
+	ev := mc.Def.Events[ei]
+	prefix := w.prefix[:0]
+	for attempt := 0; ; attempt++ {
+		if err := mc.Load(st); err != nil {
+			c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
+			return false
+		}
+		out := w.runOnce(idx, ei, attempt, ev, prefix)
+		r := record{kind: recRun, state: w.state, event: int32(ei), attempt: int32(attempt),
+			vOff: uint32(len(c.vals)), vN: uint32(len(out.Points))}
+		for _, pt := range out.Points {
+			c.vals = append(c.vals, int32(pt.Value))
+		}
+		ok := w.successor(c, &r, st, ev, out)
+		c.recs = append(c.recs, r)
+		if !ok {
+			return false
+		}
+		var more bool
+		prefix, more = nextPrefix(prefix, out.Points)
+		if !more {
+			break
+		}
+	}
+	w.prefix = prefix
 	return true
 }
 

@@ -42,7 +42,7 @@ func gridModel(kind string) *cmc.Model {
 			if kind == "global" && a.N == 9 {
 				a.Err = errStuck
 			}
-			if kind == "goexit" && i == 1 && ax[0].N == 13 && a.N == 10 {
+			if (kind == "goexit" && i == 1 || kind == "goexit-z" && i == 2) && ax[0].N == 13 && a.N == 10 {
 				runtime.Goexit() // as t.FailNow in a handler does
 			}
 			if kind == "assert" && i == 2 {
@@ -97,9 +97,10 @@ func aodvModel(name string) func() *cmc.Model {
 	}
 }
 
-// TestParallelSameResult: expanding levels with workers gives the sequential search's result,
-// exactly: the counts, the depth, completeness, and every violation's trace step by step (events,
-// Choose values and sites, hashes, changes).
+// TestParallelSameResult: expanding levels with workers, or a depth-first search's states with a
+// helper (forked.go), gives the sequential search's result, exactly: the counts, the depth,
+// completeness, and every violation's trace step by step (events, Choose values and sites, hashes,
+// changes).
 func TestParallelSameResult(t *testing.T) {
 	type model struct {
 		name     string
@@ -145,31 +146,39 @@ func TestParallelSameResult(t *testing.T) {
 	}
 	models = append(models, model{"grid, from a trace's fifth state", grid("all"),
 		Options{SelfCheck: -1, From: res.Violations[0], FromSteps: 5}, true})
-	for _, c := range models {
-		t.Run(c.name, func(t *testing.T) {
-			opts := c.opts
-			opts.Workers = 1
-			want, err := Check(context.Background(), c.build(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, workers := range []int{2, 4} {
-				var builds atomic.Int64
-				opts.Workers = workers
-				opts.Build = func() (*cmc.Model, error) { builds.Add(1); return c.build(), nil }
-				got, err := Check(context.Background(), c.build(), opts)
-				if err != nil {
-					t.Fatalf("%d workers: %v", workers, err)
-				}
-				if started := builds.Load() > 0; started != c.parallel {
-					t.Errorf("%d workers: started %v, want %v", workers, started, c.parallel)
-				}
-				if diff := resultDiff(want, got); diff != "" {
-					t.Errorf("%d workers: result differs from one worker's:\n%s", workers, diff)
-				}
-			}
-		})
+	for _, search := range []string{"bfs", "dfs"} {
+		for _, c := range models {
+			c.opts.Search = search
+			sameResult(t, search+"/"+c.name, c.build, c.opts, c.parallel)
+		}
 	}
+}
+
+// sameResult checks build's model with opts on one goroutine and with 2 and 4 workers, and
+// compares the results; parallel says whether workers must have been started.
+func sameResult(t *testing.T, name string, build func() *cmc.Model, opts Options, parallel bool) {
+	t.Run(name, func(t *testing.T) {
+		opts.Workers = 1
+		want, err := Check(context.Background(), build(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{2, 4} {
+			var builds atomic.Int64
+			opts.Workers = workers
+			opts.Build = func() (*cmc.Model, error) { builds.Add(1); return build(), nil }
+			got, err := Check(context.Background(), build(), opts)
+			if err != nil {
+				t.Fatalf("%d workers: %v", workers, err)
+			}
+			if started := builds.Load() > 0; started != parallel {
+				t.Errorf("%d workers: started %v, want %v", workers, started, parallel)
+			}
+			if diff := resultDiff(want, got); diff != "" {
+				t.Errorf("%d workers: result differs from one worker's:\n%s", workers, diff)
+			}
+		}
+	})
 }
 
 // resultDiff says how got differs from want, but for StoredBytes: workers intern the successors of
@@ -209,14 +218,17 @@ func resultDiff(want, got *Result) string {
 // run its members again on the search's goroutine): the worker process reports that run, and the
 // coordinator traces it.
 func TestParallelGoexit(t *testing.T) {
-	for _, search := range []string{"bfs", "swarm"} {
+	// Depth-first, y's event is in the search's part of a state's events and z's in the helper's
+	// (forked.go).
+	for _, c := range []struct{ search, kind string }{{"bfs", "goexit"}, {"swarm", "goexit"}, {"dfs", "goexit"}, {"dfs", "goexit-z"}} {
+		search, kind := c.search, c.kind
 		check := func(workers int) (exited bool, last Position) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
 				exited = true
-				Check(context.Background(), gridModel("goexit"), Options{Search: search, SelfCheck: -1, Workers: workers,
-					Build: func() (*cmc.Model, error) { return gridModel("goexit"), nil },
+				Check(context.Background(), gridModel(kind), Options{Search: search, SelfCheck: -1, Workers: workers,
+					Build: func() (*cmc.Model, error) { return gridModel(kind), nil },
 					Begin: func(state int64, event, attempt int) { last = Position{state, event, attempt} },
 				})
 				exited = false
@@ -226,11 +238,11 @@ func TestParallelGoexit(t *testing.T) {
 		}
 		wantExit, want := check(1)
 		if !wantExit {
-			t.Fatalf("%s, one worker: the search returned; want the handler's Goexit to end it", search)
+			t.Fatalf("%s %s, one worker: the search returned; want the handler's Goexit to end it", search, kind)
 		}
 		for _, workers := range []int{2, 4} {
 			if exited, last := check(workers); !exited || last != want {
-				t.Errorf("%s, %d workers: Goexit %v at %+v; want true at %+v", search, workers, exited, last, want)
+				t.Errorf("%s %s, %d workers: Goexit %v at %+v; want true at %+v", search, kind, workers, exited, last, want)
 			}
 		}
 	}

@@ -50,6 +50,9 @@ type search struct {
 	// scenarios are the model's, followed on every state stored (scenario.go).
 	scenarios *scenarios
 	score     []int // best-first: the score of the state being expanded (best.go)
+	// forked is a depth-first search's helper, which runs a part of each state's events
+	// (forked.go).
+	forked *forked
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -246,9 +249,16 @@ func (s *search) expandLevel(cur, next *level, depth, from int) (bool, error) {
 }
 
 func (s *search) dfs(start State) error {
+	s.forked = s.fork()
+	defer s.forked.close()
+	return s.depthFirst(start)
+}
+
+func (s *search) depthFirst(start State) error {
 	stack, succ := newFrontier(len(start)), newFrontier(len(start))
 	defer func() { stack.free(); succ.free() }()
 	stack.push(0, 0, start)
+	emit := func(idx int32, st State) { succ.push(idx, s.depth+1, st) }
 	bounded := false
 	for stack.len() > 0 && !s.stop {
 		// st lies in memory the stack no longer holds: nothing is pushed until it is expanded.
@@ -259,8 +269,7 @@ func (s *search) dfs(start State) error {
 		}
 		succ.reset()
 		s.depth = depth
-		err := s.expand(idx, st, func(idx int32, st State) { succ.push(idx, depth+1, st) })
-		if err != nil {
+		if err := s.expand(idx, st, emit); err != nil {
 			return err
 		}
 		// Push in reverse, so the first event's successor is explored first.
@@ -296,17 +305,63 @@ func (s *search) tick(depth, frontier int) {
 // combination, records each new successor, checks it, and hands those to be explored to emit.
 func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	mc := s.mc
+	f := s.forked
+	shared := f.use()
+	if shared {
+		f.post(idx, st) // the helper finds the enabled events too, and runs the later ones
+	}
 	// Evaluate every enabling condition on one load of the state: a disabled event then costs
 	// no restore.
 	enabled, fail, err := mc.enabledIn(s.enabled[:0], st)
-	if err != nil {
+	s.enabled = enabled
+	if err == nil && fail == nil && shared {
+		err = s.shared(idx, st, enabled, emit)
+	} else {
+		if shared {
+			f.join(nil, nil)
+		}
+		if err == nil && fail == nil {
+			err = s.events(idx, st, enabled, emit)
+		}
+	}
+	if err != nil || s.stop {
 		return err
 	}
-	s.enabled = enabled
 	if fail != nil {
 		s.violation(idx, nil, NewViolation(fail.Kind, "", fail.Message, fail.Site))
 		return nil
 	}
+	s.expanded()
+	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
+		s.violation(idx, nil, v)
+	}
+	return nil
+}
+
+// shared runs the first part of the enabled events of the state st at trail index idx while the
+// helper runs the rest, then takes the helper's records (forked.go).
+func (s *search) shared(idx int32, st State, enabled []int, emit func(int32, State)) error {
+	f := s.forked
+	returned := false
+	defer f.unwinding(&returned)
+	err := s.events(idx, st, enabled[:part(len(enabled))], emit)
+	returned = true
+	if err != nil || s.stop {
+		f.join(nil, nil)
+		return err
+	}
+	from, err := f.join(enabled, emit)
+	if err == nil && !s.stop {
+		err = s.events(idx, st, enabled[from:], emit)
+	}
+	return err
+}
+
+// events runs the events of enabled on the state st at trail index idx with every Choose
+// combination, handling each successor; new ones go to emit. It returns early when the search
+// stops.
+func (s *search) events(idx int32, st State, enabled []int, emit func(int32, State)) error {
+	mc := s.mc
 	for _, ei := range enabled {
 		ev := mc.Def.Events[ei]
 		prefix := s.prefixB[:0]
@@ -337,10 +392,6 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 			}
 		}
 		s.prefixB = prefix
-	}
-	s.expanded()
-	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
-		s.violation(idx, nil, v)
 	}
 	return nil
 }
@@ -502,6 +553,12 @@ func (s *search) report(path []pathStep, v *Violation) {
 // position file, where its watchdog also looks for a run that hangs: parallel.go's workers record
 // theirs in their slots instead).
 func (s *search) begin(pos Position) {
+	if s.forked != nil && s.forked.on {
+		// The helper runs too (forked.go): the run is recorded in the machine's slot only.
+		s.mc.slot.Begin(pos.State, pos.Event, pos.Attempt)
+		s.lastRun = pos
+		return
+	}
 	if s.opts.Begin != nil {
 		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
 		s.lastRun = pos

@@ -68,7 +68,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.run.Keep, "keep", false, "random: store the walk as a trace even without a violation")
 	fs.Float64Var(&f.run.Deadline, "deadline", def.Deadline, "seconds one transition may run before it is reported as a hang")
 	fs.Int64Var(&f.run.SelfCheck, "selfcheck", def.SelfCheck, "self-check the first `N` transitions: re-run the next event on restored copies and compare (0: none, -1: every one)")
-	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
+	fs.IntVar(&f.run.Workers, "workers", 0, "bfs: expand each level, dfs: each state's events (two at most), swarm: run the members, with `N` instances of the model at once, with the same result (0: one per core)")
 	fs.IntVar(&f.run.Partitions, "partitions", 0, "bfs: search in `N` worker processes, each owning a partition of the states, exchanging them over NATS; swarm: run the members in N worker processes; with the same result (docs/cluster.md)")
 	addMembersFlag(fs, &f.run)
 	f.part.addNATSFlags(fs)

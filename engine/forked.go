@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+)
+
+// Depth-first search on two cores. A depth-first search expands its states one after another:
+// which state comes next depends on what expanding the one before found new. So the work it shares
+// is inside one state. The search hands the state to a helper, which has its own instance of the
+// model (Options.Build) and machine on the search's pool, as parallel.go's workers have. Both find
+// the state's enabled events; the search runs the first part of them as it always does, while the
+// helper runs the rest, each handler with every Choose combination, and records, as a parallel.go
+// worker does, what the sequential search would do with each run. Then the search takes the
+// helper's records in event order and does with each exactly that (parallel.take: visited set,
+// trail, counts, reports, the stack). The result is the sequential search's: the same states in
+// the same order, the same depth, first violation and trace.
+//
+// The search's part is a little larger than half, as measured: the helper's runs cost more (it
+// judges successors against a visited set it cannot add to) and the search waits for it. The
+// helper's part is found anew for each state: taking events one at a time from a shared counter
+// cost more in moving the counter between cores than it balanced. One helper, not one per core: a
+// state has a handful of enabled events, and with more helpers than that they would only wait.
+//
+// The search takes the helper's records in the order the helper made them, state after state, so
+// the helper keeps track of the successors it handed over as a parallel.go worker does (judged).
+//
+// Events are shared once the self-check has sampled its transitions and while no capture has met
+// a package-level variable; if the helper finds other events enabled than the search did, the
+// search runs them itself. From the first state shared until the helper stops, Options.Concurrent
+// is on and Options.Begin is not called, as in parallel.go and for the same reasons: the search's
+// own runs are recorded in its machine's slot, where a watchdog finds the one that hangs, and a
+// crash is traced by searching again on one goroutine. A runtime.Goexit in the model's code ends
+// the search's goroutine with the run the sequential search would have ended in published.
+
+// A forked search's helper and the state it helps with.
+type forked struct {
+	p      *parallel
+	h      *bfsWorker // the helper's machine
+	off    bool       // sharing is out for this search
+	on     bool       // the helper runs: Options.Concurrent is on
+	quit   atomic.Bool
+	posted atomic.Uint64 // the job the helper is to do: a count of states shared
+	done   atomic.Uint64 // the last job it finished
+	job    uint64
+	// What a job is about, written by the search only while the helper is not at work.
+	idx int32
+	st  State
+	// What the helper found, written by it only while at work.
+	enabled  []int // the events enabled in the job's state
+	from     int   // where its part of them starts
+	c        chunk // its records
+	last     uint64
+	sleeping atomic.Bool
+	wake     chan struct{}
+}
+
+const (
+	// helperSpins is how many times an idle helper looks for a job before it sleeps: far more
+	// than the search takes between two states, far less than a pause in sharing.
+	helperSpins = 1 << 16
+	// spinsPerYield is how many times a goroutine waiting for another looks before it yields:
+	// the wait is about as long as a handler run, and yielding costs more than that.
+	spinsPerYield = 256
+)
+
+// fork returns the depth-first search's helper, or nil when the options rule it out (as they rule
+// out parallel.go's workers).
+func (s *search) fork() *forked {
+	p := s.parallel()
+	if p == nil {
+		return nil
+	}
+	return &forked{p: p, wake: make(chan struct{}, 1)}
+}
+
+func (f *forked) s() *search { return f.p.s }
+
+// use reports whether the next state is shared, starting the helper the first time.
+func (f *forked) use() bool {
+	if f == nil || f.off {
+		return false
+	}
+	s := f.s()
+	if s.mc.globals {
+		f.off = true
+		f.close()
+		return false
+	}
+	if s.checked < s.limit {
+		return false
+	}
+	if !f.on && !f.start() {
+		f.off = true
+		return false
+	}
+	return true
+}
+
+// start builds the helper's machine and starts it.
+func (f *forked) start() bool {
+	workers, ok := f.p.machines(1)
+	if !ok {
+		return false
+	}
+	f.h = workers[0]
+	f.on = true
+	if c := f.s().opts.Concurrent; c != nil {
+		c(true)
+	}
+	f.p.wg.Add(1)
+	go f.help()
+	return true
+}
+
+// close stops the helper, which is between jobs.
+func (f *forked) close() {
+	if f == nil || !f.on {
+		return
+	}
+	f.quit.Store(true)
+	f.wakeUp()
+	f.p.wg.Wait()
+	f.h.mc.Close()
+	s := f.s()
+	s.visited.settle()
+	if c := s.opts.Concurrent; c != nil {
+		c(false)
+	}
+	f.on = false
+}
+
+func (f *forked) wakeUp() {
+	if f.sleeping.CompareAndSwap(true, false) {
+		select {
+		case f.wake <- struct{}{}:
+		default: // a wake-up is pending already
+		}
+	}
+}
+
+// post hands the helper the state st at trail index idx.
+func (f *forked) post(idx int32, st State) {
+	f.idx, f.st = idx, append(f.st[:0], st...)
+	f.c.reset()
+	f.job++
+	f.posted.Store(f.job)
+	f.wakeUp()
+}
+
+// part returns where the helper's part of n enabled events starts: the search's part is a tenth
+// larger than half, rounded.
+func part(n int) int { return (11*n + 10) / 20 }
+
+// join waits for the helper to finish the job, and, when enabled is not nil, does with its
+// records, in order, what the sequential search would have; new successors go to emit. It returns
+// the index of the first enabled event the search must run itself after all (len(enabled) when
+// none): the helper found other events enabled than the search did (the model's enabling
+// conditions are not a function of its state), or its capture met a package-level variable (then
+// the helper stops).
+func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
+	for i := 1; f.done.Load() != f.job; i++ {
+		if i%spinsPerYield == 0 {
+			runtime.Gosched()
+		}
+	}
+	if enabled == nil {
+		return 0, nil
+	}
+	if !slices.Equal(f.enabled, enabled) {
+		clear(f.h.judged[:]) // its successors were not handed over after all
+		return part(len(enabled)), nil
+	}
+	if f.c.globals {
+		f.off = true
+		f.close()
+		return f.from, nil
+	}
+	s := f.s()
+	f.p.exit = Position{State: -1}
+	for ri := range f.c.recs {
+		stopped, err := f.p.take(&f.c, &f.c.recs[ri], f.idx, s.depth, emit)
+		if f.p.exit.State >= 0 {
+			// The model's code called runtime.Goexit in the helper where the sequential search
+			// would have run it: end this goroutine as it would have, with that run published.
+			f.close()
+			s.begin(f.p.exit)
+			runtime.Goexit()
+		}
+		if stopped || err != nil {
+			return len(enabled), err
+		}
+	}
+	return len(enabled), nil
+}
+
+// unwinding is deferred by the search around its own part of a shared state, with returned set
+// when that part returned: if it did not, the model's code called runtime.Goexit there (or our
+// code panicked), and the search's goroutine ends with the run it was in, which is the one the
+// sequential search would have ended in, published once the helper stopped.
+func (f *forked) unwinding(returned *bool) {
+	if *returned {
+		return
+	}
+	s := f.s()
+	run := s.lastRun
+	f.close()
+	s.begin(run)
+}
+
+// help is the helper's goroutine: it does its part of every job until the search is over.
+func (f *forked) help() {
+	defer f.p.wg.Done()
+	working := false
+	defer func() {
+		if !working {
+			return
+		}
+		// A panic of ours, or the model's code called runtime.Goexit: the records say which,
+		// and another goroutine takes this one's place.
+		f.h.unwound(&f.c, recover())
+		f.done.Store(f.last)
+		f.p.wg.Add(1)
+		go f.help()
+	}()
+	for f.next() {
+		working = true
+		f.part()
+		working = false
+		f.done.Store(f.last)
+	}
+}
+
+// part finds the events enabled in the job's state, as the search does, and expands the helper's
+// part of them, recording what it found.
+func (f *forked) part() {
+	w := f.h
+	w.state = 0
+	f.enabled = f.enabled[:0]
+	if err := w.mc.Load(f.st); err != nil {
+		f.c.recs = append(f.c.recs, record{kind: recErr, err: err})
+		return
+	}
+	enabled, fail := w.mc.enabledLive(f.enabled)
+	if f.enabled = enabled; fail != nil {
+		return // the search finds it too
+	}
+	f.from = part(len(enabled))
+	for _, ei := range enabled[f.from:] {
+		if !w.event(&f.c, f.idx, f.st, ei) {
+			return
+		}
+	}
+}
+
+// next waits for a job; false when the search is over.
+func (f *forked) next() bool {
+	for idle := 1; ; idle++ {
+		if j := f.posted.Load(); j != f.last {
+			f.last = j
+			return true
+		}
+		if f.quit.Load() {
+			return false
+		}
+		if idle < helperSpins {
+			if idle%spinsPerYield == 0 {
+				runtime.Gosched()
+			}
+			continue
+		}
+		// Sleep, unless a job or the end came since the last look: the search posts (or quits)
+		// before it looks for a sleeper, and the helper says it sleeps before it looks again, so
+		// one of the two sees the other.
+		f.sleeping.Store(true)
+		if f.posted.Load() != f.last || f.quit.Load() {
+			f.sleeping.Store(false)
+		} else {
+			<-f.wake
+		}
+		idle = 0
+	}
+}
