@@ -115,7 +115,7 @@ func (p *parallel) machines(k int) ([]*bfsWorker, bool) {
 		if err != nil || !slices.Equal(init, s.init) || mc.globals {
 			return nil, false // a builder that is not a function of its parameters, say
 		}
-		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(judged)})
+		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(recentHashes)})
 	}
 	s.visited.readers = true
 	return workers, true
@@ -387,20 +387,23 @@ type bfsWorker struct {
 	state   int32 // the state being expanded, in its chunk
 	run     Position
 	inRun   bool
-	judged  *judged
+	// judged remembers the hashes of successors the worker found in the visited set or handed
+	// over for it. A worker takes chunks in order, and the search merges them in order, so by the
+	// time the search reaches a later successor with one of these hashes, the earlier one is in
+	// the visited set: the later one needs no invariants, no constraints and no copy. Most
+	// successors of a breadth-first level are reached from several states of the level before,
+	// and the visited set has them only once their chunk is merged; and most were reached shortly
+	// before, so this table, which stays in the core's cache, spares a miss to memory in the
+	// visited table's.
+	judged *recentHashes
 }
 
-// judged remembers the hashes of successors a worker handed over for the visited set, in a small
-// direct-mapped table (a newer hash takes an older one's slot). A worker takes chunks in order, and
-// the search merges them in order, so by the time the search reaches a later successor with one of
-// these hashes, the earlier one is in the visited set: the later one needs no invariants, no
-// constraints and no copy. Most successors of a breadth-first level are reached from several states
-// of the level before, and the visited set has them only once their chunk is merged.
-type judged [1 << 14]uint64
+// recentHashes is a small direct-mapped set of hashes: a newer hash takes an older one's slot.
+type recentHashes [1 << 14]uint64
 
-func (j *judged) has(h uint64) bool { h = max(h, 1); return j[h&(uint64(len(j))-1)] == h } // 0 as visited has it
+func (j *recentHashes) has(h uint64) bool { h = max(h, 1); return j[h&(uint64(len(j))-1)] == h } // 0 as visited has it
 
-func (j *judged) add(h uint64) { h = max(h, 1); j[h&(uint64(len(j))-1)] = h }
+func (j *recentHashes) add(h uint64) { h = max(h, 1); j[h&(uint64(len(j))-1)] = h }
 
 func (w *bfsWorker) loop(todo <-chan *chunk) {
 	defer w.p.wg.Done()
@@ -527,12 +530,16 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		}
 	}
 	r.hash = mc.Hash(w.next)
-	if !w.exact && (w.judged.has(r.hash) || w.p.s.visited.seen(r.hash)) {
-		r.seen = true
-		return true
-	}
 	if !w.exact {
+		if w.judged.has(r.hash) {
+			r.seen = true
+			return true
+		}
 		w.judged.add(r.hash)
+		if w.p.s.visited.seen(r.hash) {
+			r.seen = true
+			return true
+		}
 	}
 	r.sOff = uint32(len(c.succ))
 	c.succ = append(c.succ, w.next...)
