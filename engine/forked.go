@@ -19,6 +19,9 @@ import (
 //
 // The search's part is a little larger than half, as measured: the helper's runs cost more (it
 // judges successors against a visited set it cannot add to) and the search waits for it. The
+// state expanded next is the first new successor, so once the search has found one, in its own
+// part or among the helper's records, it posts that state at once (ahead), and the helper starts
+// on it as soon as it is done with this one: jobs alternate between two buffers. The
 // helper's part is found anew for each state: taking events one at a time from a shared counter
 // cost more in moving the counter between cores than it balanced. One helper, not one per core: a
 // state has a handful of enabled events, and with more helpers than that they would only wait.
@@ -41,19 +44,26 @@ type forked struct {
 	off    bool       // sharing is out for this search
 	on     bool       // the helper runs: Options.Concurrent is on
 	quit   atomic.Bool
-	posted atomic.Uint64 // the job the helper is to do: a count of states shared
-	done   atomic.Uint64 // the last job it finished
-	job    uint64
-	// What a job is about, written by the search only while the helper is not at work.
-	idx int32
-	st  State
-	// What the helper found, written by it only while at work.
-	enabled  []int // the events enabled in the job's state
-	from     int   // where its part of them starts
-	c        chunk // its records
-	last     uint64
+	posted atomic.Uint64 // the last job posted: a count of states shared
+	done   atomic.Uint64 // the last job the helper finished
+	job    uint64        // the search's copy of posted
+	cur    uint64        // the job of the state being expanded
+	// Jobs alternate between two buffers, so the search can post the next state while the
+	// helper still works on this one's part (ahead).
+	jobs     [2]job
+	last     uint64 // the helper's: the last job it took
 	sleeping atomic.Bool
 	wake     chan struct{}
+}
+
+// A job is a state shared: what it is about, written by the search before it posts the job, and
+// what the helper found, written by the helper until it marks the job done.
+type job struct {
+	idx     int32
+	st      State
+	enabled []int // the events enabled in the state
+	from    int   // where the helper's part of them starts
+	c       chunk // its records
 }
 
 const (
@@ -140,13 +150,50 @@ func (f *forked) wakeUp() {
 	}
 }
 
-// post hands the helper the state st at trail index idx.
+// begin says the search expands the state st at trail index idx: the helper gets it now, unless
+// it got it ahead.
+func (f *forked) begin(idx int32, st State) {
+	if f.job > f.cur {
+		if f.jobs[f.job%2].idx == idx {
+			f.cur = f.job
+			return
+		}
+		// Posted ahead for a state the search does not expand next after all: its records
+		// will not be merged, so the successors it handed over were not.
+		f.wait(f.job)
+		clear(f.h.judged[:])
+	}
+	f.post(idx, st)
+	f.cur = f.job
+}
+
+// ahead posts the state st at trail index idx, which the search will expand right after the
+// current one, while the helper may still be at work on the current one's part.
+func (f *forked) ahead(idx int32, st State) {
+	if f.job > f.cur || !f.on {
+		return
+	}
+	f.post(idx, st)
+}
+
+// post hands the helper the state st at trail index idx as the next job. Its buffer is the one of
+// the job before the current one, which the search has merged.
 func (f *forked) post(idx int32, st State) {
-	f.idx, f.st = idx, append(f.st[:0], st...)
-	f.c.reset()
+	j := &f.jobs[(f.job+1)%2]
+	j.idx, j.st = idx, append(j.st[:0], st...)
+	j.c.reset()
 	f.job++
 	f.posted.Store(f.job)
 	f.wakeUp()
+}
+
+// wait waits until the helper has done job n.
+func (f *forked) wait(n uint64) {
+	for i := 1; f.done.Load() < n; i++ {
+		if i%spinsPerYield == 0 {
+			runtime.Gosched()
+		}
+	}
 }
 
 // part returns where the helper's part of n enabled events starts: the search's part is a tenth
@@ -160,27 +207,27 @@ func part(n int) int { return (11*n + 10) / 20 }
 // conditions are not a function of its state), or its capture met a package-level variable (then
 // the helper stops).
 func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
-	for i := 1; f.done.Load() != f.job; i++ {
-		if i%spinsPerYield == 0 {
-			runtime.Gosched()
-		}
-	}
+	f.wait(f.cur)
 	if enabled == nil {
 		return 0, nil
 	}
-	if !slices.Equal(f.enabled, enabled) {
-		clear(f.h.judged[:]) // its successors were not handed over after all
-		return part(len(enabled)), nil
-	}
-	if f.c.globals {
+	j := &f.jobs[f.cur%2]
+	if !slices.Equal(j.enabled, enabled) {
+		// The model's enabling conditions are not a function of its state: its later records
+		// may count on successors handed over here, so the helper stops.
 		f.off = true
 		f.close()
-		return f.from, nil
+		return part(len(enabled)), nil
+	}
+	if j.c.globals {
+		f.off = true
+		f.close()
+		return j.from, nil
 	}
 	s := f.s()
 	f.p.exit = Position{State: -1}
-	for ri := range f.c.recs {
-		stopped, err := f.p.take(&f.c, &f.c.recs[ri], f.idx, s.depth, emit)
+	for ri := range j.c.recs {
+		stopped, err := f.p.take(&j.c, &j.c.recs[ri], j.idx, s.depth, emit)
 		if f.p.exit.State >= 0 {
 			// The model's code called runtime.Goexit in the helper where the sequential search
 			// would have run it: end this goroutine as it would have, with that run published.
@@ -219,36 +266,36 @@ func (f *forked) help() {
 		}
 		// A panic of ours, or the model's code called runtime.Goexit: the records say which,
 		// and another goroutine takes this one's place.
-		f.h.unwound(&f.c, recover())
+		f.h.unwound(&f.jobs[f.last%2].c, recover())
 		f.done.Store(f.last)
 		f.p.wg.Add(1)
 		go f.help()
 	}()
 	for f.next() {
 		working = true
-		f.part()
+		f.part(&f.jobs[f.last%2])
 		working = false
 		f.done.Store(f.last)
 	}
 }
 
-// part finds the events enabled in the job's state, as the search does, and expands the helper's
+// part finds the events enabled in job j's state, as the search does, and expands the helper's
 // part of them, recording what it found.
-func (f *forked) part() {
+func (f *forked) part(j *job) {
 	w := f.h
 	w.state = 0
-	f.enabled = f.enabled[:0]
-	if err := w.mc.Load(f.st); err != nil {
-		f.c.recs = append(f.c.recs, record{kind: recErr, err: err})
+	j.enabled = j.enabled[:0]
+	if err := w.mc.Load(j.st); err != nil {
+		j.c.recs = append(j.c.recs, record{kind: recErr, err: err})
 		return
 	}
-	enabled, fail := w.mc.enabledLive(f.enabled)
-	if f.enabled = enabled; fail != nil {
+	enabled, fail := w.mc.enabledLive(j.enabled)
+	if j.enabled = enabled; fail != nil {
 		return // the search finds it too
 	}
-	f.from = part(len(enabled))
-	for _, ei := range enabled[f.from:] {
-		if !w.event(&f.c, f.idx, f.st, ei) {
+	j.from = part(len(enabled))
+	for _, ei := range enabled[j.from:] {
+		if !w.event(&j.c, j.idx, j.st, ei) {
 			return
 		}
 	}
@@ -257,8 +304,8 @@ func (f *forked) part() {
 // next waits for a job; false when the search is over.
 func (f *forked) next() bool {
 	for idle := 1; ; idle++ {
-		if j := f.posted.Load(); j != f.last {
-			f.last = j
+		if f.posted.Load() > f.last {
+			f.last++
 			return true
 		}
 		if f.quit.Load() {
@@ -274,7 +321,7 @@ func (f *forked) next() bool {
 		// before it looks for a sleeper, and the helper says it sleeps before it looks again, so
 		// one of the two sees the other.
 		f.sleeping.Store(true)
-		if f.posted.Load() != f.last || f.quit.Load() {
+		if f.posted.Load() > f.last || f.quit.Load() {
 			f.sleeping.Store(false)
 		} else {
 			<-f.wake

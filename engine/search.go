@@ -258,7 +258,13 @@ func (s *search) depthFirst(start State) error {
 	stack, succ := newFrontier(len(start)), newFrontier(len(start))
 	defer func() { stack.free(); succ.free() }()
 	stack.push(0, 0, start)
-	emit := func(idx int32, st State) { succ.push(idx, s.depth+1, st) }
+	emit := func(idx int32, st State) {
+		// The first new successor is the state expanded next: the helper may start on it.
+		if succ.len() == 0 && s.forked != nil && (s.opts.MaxDepth == 0 || s.depth+1 < s.opts.MaxDepth) {
+			s.forked.ahead(idx, st)
+		}
+		succ.push(idx, s.depth+1, st)
+	}
 	bounded := false
 	for stack.len() > 0 && !s.stop {
 		// st lies in memory the stack no longer holds: nothing is pushed until it is expanded.
@@ -308,7 +314,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	f := s.forked
 	shared := f.use()
 	if shared {
-		f.post(idx, st) // the helper finds the enabled events too, and runs the later ones
+		f.begin(idx, st) // the helper finds the enabled events too, and runs the later ones
 	}
 	// Evaluate every enabling condition on one load of the state: a disabled event then costs
 	// no restore.
