@@ -59,8 +59,7 @@ type forked struct {
 // A job is a state shared: what it is about, written by the search before it posts the job, and
 // what the helper found, written by the helper until it marks the job done.
 type job struct {
-	idx     int32
-	st      State
+	idx     int32 // the state's trail index; c.ids is the state
 	enabled []int // the events enabled in the state
 	from    int   // where the helper's part of them starts
 	c       chunk // its records
@@ -180,8 +179,8 @@ func (f *forked) ahead(idx int32, st State) {
 // the job before the current one, which the search has merged.
 func (f *forked) post(idx int32, st State) {
 	j := &f.jobs[(f.job+1)%2]
-	j.idx, j.st = idx, append(j.st[:0], st...)
 	j.c.reset()
+	j.idx, j.c.ids = idx, append(j.c.ids, st...)
 	f.job++
 	f.posted.Store(f.job)
 	f.wakeUp()
@@ -230,10 +229,9 @@ func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 		stopped, err := f.p.take(&j.c, &j.c.recs[ri], j.idx, s.depth, emit)
 		if f.p.exit.State >= 0 {
 			// The model's code called runtime.Goexit in the helper where the sequential search
-			// would have run it: end this goroutine as it would have, with that run published.
+			// would have run it: end this goroutine as it would have.
 			f.close()
-			s.begin(f.p.exit)
-			runtime.Goexit()
+			f.p.goexit()
 		}
 		if stopped || err != nil {
 			return len(enabled), err
@@ -285,7 +283,7 @@ func (f *forked) part(j *job) {
 	w := f.h
 	w.state = 0
 	j.enabled = j.enabled[:0]
-	if err := w.mc.Load(j.st); err != nil {
+	if err := w.mc.Load(State(j.c.ids)); err != nil {
 		j.c.recs = append(j.c.recs, record{kind: recErr, err: err})
 		return
 	}
@@ -295,7 +293,7 @@ func (f *forked) part(j *job) {
 	}
 	j.from = part(len(enabled))
 	for _, ei := range enabled[j.from:] {
-		if !w.event(&j.c, j.idx, j.st, ei) {
+		if !w.event(&j.c, j.idx, State(j.c.ids), ei) {
 			return
 		}
 	}

@@ -56,6 +56,9 @@ type parallel struct {
 	wg      sync.WaitGroup
 	off     bool     // workers are out for this search
 	exit    Position // the run where a merged record says the model called runtime.Goexit
+	// exitState and exitValues are that run's state and Choose values (goexit).
+	exitState  State
+	exitValues []int
 }
 
 // parallel returns the search's parallel expansion, or nil when the options rule it out.
@@ -256,8 +259,7 @@ func (p *parallel) level(cur, next *level, depth int) (from int, stopped bool, e
 			// it: end this goroutine as it would have, once no worker runs, with that run
 			// published last.
 			drain()
-			s.begin(p.exit)
-			runtime.Goexit()
+			p.goexit()
 		case err != nil:
 			return 0, false, err
 		case stopped:
@@ -319,9 +321,15 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 	case recErr:
 		return false, r.err
 	case recGoexit:
-		p.exit = s.lastRun
+		p.exit, p.exitState = s.lastRun, nil
 		if r.inRun {
+			k := len(s.init)
 			p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
+			p.exitState = State(c.ids[int(r.state)*k : int(r.state+1)*k])
+			p.exitValues = p.exitValues[:0]
+			for _, v := range c.vals[r.vOff : r.vOff+r.vN] {
+				p.exitValues = append(p.exitValues, int(v))
+			}
 		}
 		return true, nil
 	case recRun:
@@ -387,6 +395,7 @@ type bfsWorker struct {
 	state   int32 // the state being expanded, in its chunk
 	run     Position
 	inRun   bool
+	running []int // the Choose values the run under way began with
 	// judged remembers the hashes of successors the worker found in the visited set or handed
 	// over for it. A worker takes chunks in order, and the search merges them in order, so by the
 	// time the search reaches a later successor with one of these hashes, the earlier one is in
@@ -437,18 +446,36 @@ func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 	finished = true
 }
 
-// unwound records in c why the worker's goroutine unwinds before its work is done: r, a panic,
-// is a bug of ours, said where the search's goroutine will see it; r nil means the model's code
+// unwound records in c why the worker's goroutine unwinds before its work is done: p, a panic,
+// is a bug of ours, said where the search's goroutine will see it; p nil means the model's code
 // called runtime.Goexit, which ends this goroutine (unwound then reports true, and the caller
 // starts another in its place; the search's goroutine calls Goexit too if the sequential search
 // would have).
-func (w *bfsWorker) unwound(c *chunk, r any) bool {
-	if r != nil {
-		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", r)})
+func (w *bfsWorker) unwound(c *chunk, p any) bool {
+	if p != nil {
+		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", p)})
 		return false
 	}
-	c.recs = append(c.recs, record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt)})
+	r := record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt),
+		vOff: uint32(len(c.vals)), vN: uint32(len(w.running))}
+	for _, v := range w.running {
+		c.vals = append(c.vals, int32(v))
+	}
+	c.recs = append(c.recs, r)
 	return true
+}
+
+// goexit ends the search's goroutine as the model's code ended a worker's, once no worker runs:
+// with the run published, and, when it was a handler's, by running that handler again here with
+// the same Choose values, so the goroutine ends inside the model's code as it would have on one
+// goroutine (the worker process names the line that called runtime.Goexit from this stack).
+func (p *parallel) goexit() {
+	s := p.s
+	s.begin(p.exit)
+	if p.exitState != nil && s.mc.Load(p.exitState) == nil {
+		s.mc.Run(s.mc.Def.Events[p.exit.Event], p.exitValues, false, nil)
+	}
+	runtime.Goexit()
 }
 
 // expand is the search's expand and successor, recording instead of deciding. It returns false
@@ -559,7 +586,7 @@ func (w *bfsWorker) enabledLive() ([]int, *Failure) { return w.mc.enabledLive(w.
 
 func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []int) Outcome {
 	w.before = w.mc.CaptureStep()
-	w.run, w.inRun = Position{int64(idx), ei, attempt}, true
+	w.run, w.inRun, w.running = Position{int64(idx), ei, attempt}, true, prefix
 	w.mc.slot.Begin(int64(idx), ei, attempt)
 	out := w.mc.explore(ev, prefix)
 	w.inRun = false

@@ -252,6 +252,30 @@ func TestUnrulyParallel(t *testing.T) {
 			}
 		})
 	}
+	// Depth-first, a helper runs part of each state's events (engine/forked.go): the same crash
+	// or hang is found, with the depth-first search's own trace to it.
+	for _, c := range []struct{ model, kind, msg string }{
+		{"WideKilled", "crash", "the worker was killed by signal SIGKILL (9)"},
+		{"WideBlock", "hang", "the handler did not return within 1s: blocked on channel (chan receive) at " + unrulyLine(t, "blocks forever, on a parallel")},
+		{"Goexit", "crash", "called runtime.Goexit at " + unrulyLine(t, `model("Goexit"`)},
+	} {
+		t.Run("dfs/"+c.model, func(t *testing.T) {
+			res, err := check(t, c.model, worker.CheckOptions{Workers: 2, SelfCheck: -1, Search: "dfs"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Violations) != 1 {
+				t.Fatalf("%d violations", len(res.Violations))
+			}
+			tr := res.Violations[0]
+			if v := tr.Violation; v.Kind != c.kind || !strings.Contains(v.Message, c.msg) {
+				t.Fatalf("violation %s: %s\nwant %s containing %q", v.Kind, v.Message, c.kind, c.msg)
+			}
+			if last := tr.Steps[len(tr.Steps)-1]; last.Proc+"."+last.Event != "p.bad" {
+				t.Fatalf("trace ends with %s.%s; want p.bad", last.Proc, last.Event)
+			}
+		})
+	}
 	t.Run("Racy", func(t *testing.T) {
 		res, err := check(t, "Racy", worker.CheckOptions{Workers: 2, SelfCheck: -1}, nil)
 		if err != nil {

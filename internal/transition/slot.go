@@ -18,7 +18,7 @@ type Slot struct {
 	g     atomic.Int64 // the goroutine running a handler with ctx; 0 between handler runs
 	ctx   Context      // read only by the goroutine g names, which wrote it
 	calls atomic.Int64 // odd while user code runs on the slot; changed by every call
-	run   [3]atomic.Int64
+	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
 	began atomic.Bool
 	who   atomic.Int64 // the goroutine that began the run
 }
@@ -72,11 +72,12 @@ func Slots() []*Slot {
 // returns).
 func (s *Slot) Set(c Context) {
 	if c == nil {
-		s.g.Store(0)
-		s.ctx = nil
+		s.g.Store(0) // ctx stays, unread: a machine installs the same one for every run
 		return
 	}
-	s.ctx = c
+	if s.ctx != c {
+		s.ctx = c
+	}
 	s.g.Store(gid())
 }
 
@@ -105,16 +106,21 @@ func (s *Slot) Calls() int64 { return s.calls.Load() }
 // attempt (engine.Position).
 func (s *Slot) Begin(state int64, event, attempt int) {
 	s.run[0].Store(state)
-	s.run[1].Store(int64(event))
-	s.run[2].Store(int64(attempt))
-	s.who.Store(gid())
-	s.began.Store(true)
+	s.run[1].Store(int64(event)<<32 | int64(uint32(attempt)))
+	// An atomic store costs a full barrier on amd64; these two seldom change.
+	if g := gid(); s.who.Load() != g {
+		s.who.Store(g)
+	}
+	if !s.began.Load() {
+		s.began.Store(true)
+	}
 }
 
 // Run returns the handler run s began last, if any. Read while the slot's user code hangs, it is
 // the run that hangs (or, in an invariant or enabling condition, the run before it).
 func (s *Slot) Run() (state int64, event, attempt int, ok bool) {
-	return s.run[0].Load(), int(s.run[1].Load()), int(s.run[2].Load()), s.began.Load()
+	ea := s.run[1].Load()
+	return s.run[0].Load(), int(int32(ea >> 32)), int(int32(ea)), s.began.Load()
 }
 
 // Goroutine is the id of the goroutine that began the slot's last handler run (0: none), which
