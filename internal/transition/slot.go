@@ -15,9 +15,9 @@ import (
 // the handler run it began last, for tracing one that hangs. A machine's calls into user code
 // come from one goroutine at a time; different slots' may run at once.
 type Slot struct {
-	g     atomic.Int64 // the goroutine running a handler with ctx; 0 between handler runs
-	ctx   Context      // read only by the goroutine g names, which wrote it
-	calls atomic.Int64 // odd while user code runs on the slot; changed by every call
+	g     atomic.Int64    // the goroutine running a handler with ctx; 0 between handler runs
+	ctx   Context         // read only by the goroutine g names, which wrote it
+	calls atomic.Int64    // odd while user code runs on the slot; changed by every call
 	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
 	began atomic.Bool
 	who   atomic.Int64 // the goroutine that began the run
