@@ -61,6 +61,7 @@ type forked struct {
 type job struct {
 	idx     int32 // the state's trail index; c.ids is the state
 	enabled []int // the events enabled in the state
+	failed  bool  // an enabling condition failed in the helper
 	from    int   // where the helper's part of them starts
 	c       chunk // its records
 }
@@ -138,6 +139,11 @@ func (f *forked) close() {
 		c(false)
 	}
 	f.on = false
+	// What the sequential search would have published last: model code the search runs before
+	// its next run (an enabling condition that calls runtime.Goexit, say) is traced from there.
+	if s.hasRun {
+		s.begin(s.lastRun)
+	}
 }
 
 func (f *forked) wakeUp() {
@@ -210,20 +216,21 @@ func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 	if enabled == nil {
 		return 0, nil
 	}
-	j := &f.jobs[f.cur%2]
-	if !slices.Equal(j.enabled, enabled) {
+	s, j := f.s(), &f.jobs[f.cur%2]
+	if j.failed || !slices.Equal(j.enabled, enabled) {
 		// The model's enabling conditions are not a function of its state: its later records
 		// may count on successors handed over here, so the helper stops.
 		f.off = true
 		f.close()
 		return part(len(enabled)), nil
 	}
-	if j.c.globals {
+	if j.c.globals || s.mc.globals {
+		// A capture met a package-level variable, which both instances share: what the helper
+		// found while the search ran may not be what one instance finds.
 		f.off = true
 		f.close()
 		return j.from, nil
 	}
-	s := f.s()
 	f.p.exit = Position{State: -1}
 	for ri := range j.c.recs {
 		stopped, err := f.p.take(&j.c, &j.c.recs[ri], j.idx, s.depth, emit)
@@ -243,15 +250,11 @@ func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 // unwinding is deferred by the search around its own part of a shared state, with returned set
 // when that part returned: if it did not, the model's code called runtime.Goexit there (or our
 // code panicked), and the search's goroutine ends with the run it was in, which is the one the
-// sequential search would have ended in, published once the helper stopped.
+// sequential search would have ended in, published by close once the helper stopped.
 func (f *forked) unwinding(returned *bool) {
-	if *returned {
-		return
+	if !*returned {
+		f.close()
 	}
-	s := f.s()
-	run := s.lastRun
-	f.close()
-	s.begin(run)
 }
 
 // help is the helper's goroutine: it does its part of every job until the search is over.
@@ -282,14 +285,14 @@ func (f *forked) help() {
 func (f *forked) part(j *job) {
 	w := f.h
 	w.state = 0
-	j.enabled = j.enabled[:0]
+	j.enabled, j.failed = j.enabled[:0], false
 	if err := w.mc.Load(State(j.c.ids)); err != nil {
 		j.c.recs = append(j.c.recs, record{kind: recErr, err: err})
 		return
 	}
 	enabled, fail := w.mc.enabledLive(j.enabled)
-	if j.enabled = enabled; fail != nil {
-		return // the search finds it too
+	if j.enabled, j.failed = enabled, fail != nil; j.failed {
+		return // the search finds it too, or runs the helper's part itself (join)
 	}
 	j.from = part(len(enabled))
 	for _, ei := range enabled[j.from:] {
@@ -302,12 +305,12 @@ func (f *forked) part(j *job) {
 // next waits for a job; false when the search is over.
 func (f *forked) next() bool {
 	for idle := 1; ; idle++ {
+		if f.quit.Load() {
+			return false // a job posted ahead is not merged after close
+		}
 		if f.posted.Load() > f.last {
 			f.last++
 			return true
-		}
-		if f.quit.Load() {
-			return false
 		}
 		if idle < helperSpins {
 			if idle%spinsPerYield == 0 {

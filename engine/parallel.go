@@ -192,7 +192,8 @@ type record struct {
 	kind    recordKind
 	seen    bool // the successor was already in the visited set
 	cut     bool // a constraint keeps the successor from being expanded
-	inRun   bool // recGoexit: inside a handler run (else an enabling condition or invariant)
+	inRun   bool // recGoexit: inside a handler run
+	judging bool // recGoexit: in a check of what the run event/attempt left (an invariant, say)
 	state   int32
 	event   int32
 	attempt int32
@@ -322,9 +323,11 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 		return false, r.err
 	case recGoexit:
 		p.exit, p.exitState = s.lastRun, nil
+		if r.inRun || r.judging {
+			p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
+		}
 		if r.inRun {
 			k := len(s.init)
-			p.exit = Position{int64(idx), int(r.event), int(r.attempt)}
 			p.exitState = State(c.ids[int(r.state)*k : int(r.state+1)*k])
 			p.exitValues = p.exitValues[:0]
 			for _, v := range c.vals[r.vOff : r.vOff+r.vN] {
@@ -334,7 +337,7 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 		return true, nil
 	case recRun:
 		s.ran(int(r.event))
-		s.lastRun = Position{int64(idx), int(r.event), int(r.attempt)}
+		s.lastRun, s.hasRun = Position{int64(idx), int(r.event), int(r.attempt)}, true
 		step := func() *pathStep {
 			v := make([]int, r.vN)
 			for j := range v {
@@ -395,6 +398,7 @@ type bfsWorker struct {
 	state   int32 // the state being expanded, in its chunk
 	run     Position
 	inRun   bool
+	judging bool  // checking what the last run left
 	running []int // the Choose values the run under way began with
 	// judged remembers the hashes of successors the worker found in the visited set or handed
 	// over for it. A worker takes chunks in order, and the search merges them in order, so by the
@@ -456,12 +460,13 @@ func (w *bfsWorker) unwound(c *chunk, p any) bool {
 		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", p)})
 		return false
 	}
-	r := record{kind: recGoexit, state: w.state, inRun: w.inRun, event: int32(w.run.Event), attempt: int32(w.run.Attempt),
+	r := record{kind: recGoexit, state: w.state, inRun: w.inRun, judging: w.judging, event: int32(w.run.Event), attempt: int32(w.run.Attempt),
 		vOff: uint32(len(c.vals)), vN: uint32(len(w.running))}
 	for _, v := range w.running {
 		c.vals = append(c.vals, int32(v))
 	}
 	c.recs = append(c.recs, r)
+	w.inRun, w.judging = false, false
 	return true
 }
 
@@ -520,7 +525,9 @@ func (w *bfsWorker) event(c *chunk, idx int32, st State, ei int) bool {
 		for _, pt := range out.Points {
 			c.vals = append(c.vals, int32(pt.Value))
 		}
+		w.judging = true
 		ok := w.successor(c, &r, st, ev, out)
+		w.judging = false
 		c.recs = append(c.recs, r)
 		if !ok {
 			return false

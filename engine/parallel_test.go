@@ -48,7 +48,12 @@ func gridModel(kind string) *cmc.Model {
 			if kind == "assert" && i == 2 {
 				cmc.Assert(!(ax[0].N == 11 && ax[1].N == 7 && a.N == 9), "z reached 9 at (11, 7)")
 			}
-		}, cmc.When(func() bool { return a.N < n }))
+		}, cmc.When(func() bool {
+			if kind == "goexit-when" && i == 2 && ax[0].N == 13 && ax[1].N == 10 {
+				runtime.Goexit() // in an enabling condition
+			}
+			return a.N < n
+		}))
 	}
 	x, y, z := ax[0], ax[1], ax[2]
 	switch kind {
@@ -67,6 +72,13 @@ func gridModel(kind string) *cmc.Model {
 				return nil
 			})
 		}
+	case "goexit-invariant":
+		m.Invariant("exits", func() error {
+			if x.N == 13 && y.N == 10 {
+				runtime.Goexit() // on what a run left
+			}
+			return nil
+		})
 	case "deadlock":
 		m.DeadlockIsError()
 	case "bound":
@@ -220,7 +232,16 @@ func resultDiff(want, got *Result) string {
 func TestParallelGoexit(t *testing.T) {
 	// Depth-first, y's event is in the search's part of a state's events and z's in the helper's
 	// (forked.go).
-	for _, c := range []struct{ search, kind string }{{"bfs", "goexit"}, {"swarm", "goexit"}, {"dfs", "goexit"}, {"dfs", "goexit-z"}} {
+	// A Goexit in an enabling condition or an invariant publishes the run the sequential search
+	// published last.
+	var cases []struct{ search, kind string }
+	for _, search := range []string{"bfs", "swarm", "dfs"} {
+		for _, kind := range []string{"goexit", "goexit-when", "goexit-invariant"} {
+			cases = append(cases, struct{ search, kind string }{search, kind})
+		}
+	}
+	cases = append(cases, struct{ search, kind string }{"dfs", "goexit-z"})
+	for _, c := range cases {
 		search, kind := c.search, c.kind
 		check := func(workers int) (exited bool, last Position) {
 			done := make(chan struct{})

@@ -47,6 +47,7 @@ type search struct {
 	limit           int64 // transitions to self-check
 	// lastRun is the last handler run Begin was told of, in the search's order (parallel.go).
 	lastRun Position
+	hasRun  bool // lastRun names a run
 	// scenarios are the model's, followed on every state stored (scenario.go).
 	scenarios *scenarios
 	score     []int // best-first: the score of the state being expanded (best.go)
@@ -562,11 +563,11 @@ func (s *search) begin(pos Position) {
 	if s.forked != nil && s.forked.on {
 		// The helper runs too (forked.go): the run is recorded in the machine's slot only.
 		s.mc.slot.Begin(pos.State, pos.Event, pos.Attempt)
-		s.lastRun = pos
+		s.lastRun, s.hasRun = pos, true
 		return
 	}
 	if s.opts.Begin != nil {
 		s.opts.Begin(pos.State, pos.Event, pos.Attempt)
-		s.lastRun = pos
+		s.lastRun, s.hasRun = pos, true
 	}
 }

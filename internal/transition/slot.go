@@ -72,12 +72,11 @@ func Slots() []*Slot {
 // returns).
 func (s *Slot) Set(c Context) {
 	if c == nil {
-		s.g.Store(0) // ctx stays, unread: a machine installs the same one for every run
+		s.g.Store(0)
+		s.ctx = nil // a machine's slot must not keep the machine reachable (its cleanup)
 		return
 	}
-	if s.ctx != c {
-		s.ctx = c
-	}
+	s.ctx = c
 	s.g.Store(gid())
 }
 
