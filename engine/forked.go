@@ -30,8 +30,9 @@ import (
 // the helper keeps track of the successors it handed over as a parallel.go worker does (judged).
 //
 // Events are shared once the self-check has sampled its transitions and while no capture has met
-// a package-level variable; if the helper finds other events enabled than the search did, the
-// search runs them itself. From the first state shared until the helper stops, Options.Concurrent
+// a package-level variable (a capture that meets one, in either part, stops the helper, and the
+// search runs the rest of the state itself); so does a helper that finds other events enabled than
+// the search did, or an enabling condition failing. From the first state shared until the helper stops, Options.Concurrent
 // is on and Options.Begin is not called, as in parallel.go and for the same reasons: the search's
 // own runs are recorded in its machine's slot, where a watchdog finds the one that hangs, and a
 // crash is traced by searching again on one goroutine. A runtime.Goexit in the model's code ends
