@@ -169,10 +169,27 @@ async function viewsPage() {
   return undefined;
 }
 
-/** Runs an item of a row's context menu. A click right after the menu opens may be ignored: retry. */
+/**
+ * Runs an item of a row's context menu. A click right after the menu opens may be ignored: retry.
+ * A row a list has scrolled under its pane's header (the Call Stack's, say) cannot be clicked: the
+ * header takes the click. Then the list is scrolled back to its top (the wheel over it), where the
+ * rows these tests open menus on are in view, and the click tried again.
+ */
 async function contextMenu(row, label) {
   for (let i = 0; ; i++) {
-    await row.click({ button: 'right' });
+    try {
+      await row.click({ button: 'right', timeout: 5000 });
+    } catch (e) {
+      if (i === 3) throw e;
+      const box = await row.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' monaco-list ')][1]").boundingBox().catch(() => null);
+      if (box) {
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await page.mouse.wheel(0, -5000);
+        await page.waitForTimeout(300);
+      }
+      log('context menu: the row was covered; scrolled its list to the top, again');
+      continue;
+    }
     const item = page.locator('.context-view .action-label', { hasText: label }).first();
     await item.waitFor({ state: 'visible' });
     await page.waitForTimeout(400);
