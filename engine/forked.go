@@ -206,30 +206,23 @@ func (f *forked) wait(n uint64) {
 // larger than half, rounded.
 func part(n int) int { return (11*n + 10) / 20 }
 
-// join waits for the helper to finish the job, and, when enabled is not nil, does with its
-// records, in order, what the sequential search would have; new successors go to emit. It returns
-// the index of the first enabled event the search must run itself after all (len(enabled) when
-// none): the helper found other events enabled than the search did (the model's enabling
-// conditions are not a function of its state), or its capture met a package-level variable (then
-// the helper stops).
+// join waits for the helper to finish the job and does with its records, in order, what the
+// sequential search would have; new successors go to emit. It returns the index of the first
+// enabled event the search must run itself after all (len(enabled) when none): the helper found
+// other events enabled than the search did, or an enabling condition failed there (the model's
+// enabling conditions are not a function of its state), or a capture met a package-level variable.
+// Then the helper stops (discard).
 func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 	f.wait(f.cur)
-	if enabled == nil {
-		return 0, nil
-	}
 	s, j := f.s(), &f.jobs[f.cur%2]
 	if j.failed || !slices.Equal(j.enabled, enabled) {
-		// The model's enabling conditions are not a function of its state: its later records
-		// may count on successors handed over here, so the helper stops.
-		f.off = true
-		f.close()
+		f.discard()
 		return part(len(enabled)), nil
 	}
 	if j.c.globals || s.mc.globals {
-		// A capture met a package-level variable, which both instances share: what the helper
-		// found while the search ran may not be what one instance finds.
-		f.off = true
-		f.close()
+		// Both instances share the variable: what the helper found while the search ran may
+		// not be what one instance finds.
+		f.discard()
 		return j.from, nil
 	}
 	f.p.exit = Position{State: -1}
@@ -246,6 +239,14 @@ func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 		}
 	}
 	return len(enabled), nil
+}
+
+// discard stops the helper for the rest of the search, once it is done with its jobs, whose
+// records are not merged: its later records could count on successors it handed over in these
+// (judged), which would then be missing from the visited set.
+func (f *forked) discard() {
+	f.off = true
+	f.close()
 }
 
 // unwinding is deferred by the search around its own part of a shared state, with returned set

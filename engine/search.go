@@ -321,15 +321,15 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	// no restore.
 	enabled, fail, err := mc.enabledIn(s.enabled[:0], st)
 	s.enabled = enabled
-	if err == nil && fail == nil && shared {
-		err = s.shared(idx, st, enabled, emit)
-	} else {
+	switch {
+	case err != nil || fail != nil:
 		if shared {
-			f.join(nil, nil)
+			f.discard()
 		}
-		if err == nil && fail == nil {
-			err = s.events(idx, st, enabled, emit)
-		}
+	case shared:
+		err = s.shared(idx, st, enabled, emit)
+	default:
+		err = s.events(idx, st, enabled, emit)
 	}
 	if err != nil || s.stop {
 		return err
@@ -354,7 +354,7 @@ func (s *search) shared(idx int32, st State, enabled []int, emit func(int32, Sta
 	err := s.events(idx, st, enabled[:part(len(enabled))], emit)
 	returned = true
 	if err != nil || s.stop {
-		f.join(nil, nil)
+		f.discard()
 		return err
 	}
 	from, err := f.join(enabled, emit)
