@@ -242,12 +242,11 @@ func (ps *partSearch) merge(b []byte) error {
 	st := make(State, ps.k)
 	for j := range ps.in {
 		w := &ps.in[j]
-		d := digestStart(ps.digest[:0])
+		ps.compHashes = ps.compHashes[:0]
 		for _, c := range w.comps {
-			d = digestAdd(d, xxhash.Sum64(c))
+			ps.compHashes = append(ps.compHashes, xxhash.Sum64(c))
 		}
-		ps.digest = d
-		fp := xxhash.Sum64(d)
+		fp := stateHash(ps.compHashes)
 		if Owner(fp, ps.part.Count) != ps.part.Index {
 			return fmt.Errorf("%w: partition %d was sent a state partition %d owns (do all partitions run the same code?)", errWire, ps.part.Index, Owner(fp, ps.part.Count))
 		}

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/cmc-go/cmc"
 	"github.com/cmc-go/cmc/canon"
 	"github.com/cmc-go/cmc/internal/transition"
@@ -38,7 +36,7 @@ type Machine struct {
 	older  []decoded   // each root's values decoded before its live one (decoded.go)
 	ctx    runCtx
 	slot   *transition.Slot
-	digest []byte
+	hasher stateHasher
 	roots  []canon.Root // scratch for capture
 	// builder and builderBytes are shallow copies of the roots made before the first restore, and
 	// their capture: the self-check watches that nothing writes the builder's objects afterwards.
@@ -212,24 +210,8 @@ func (mc *Machine) CaptureAll() (State, error) {
 	return s, mc.capture(s, all)
 }
 
-// Hash is the state's 64-bit hash: the format version and each component's hash, hashed.
-func (mc *Machine) Hash(s State) uint64 {
-	d := digestStart(mc.digest[:0])
-	for _, id := range s {
-		d = digestAdd(d, mc.pool.hash(id))
-	}
-	mc.digest = d
-	return xxhash.Sum64(d)
-}
-
-// digestStart and digestAdd build what a state's hash is the xxhash of: the format version, then
-// each component's hash in order. A partitioned search (partition.go) hashes states that arrive as
-// bytes, before they are interned, the same way.
-func digestStart(d []byte) []byte { return append(d, canon.Version) }
-
-func digestAdd(d []byte, component uint64) []byte {
-	return binary.LittleEndian.AppendUint64(d, component)
-}
+// Hash is the state's 64-bit hash (statehash.go).
+func (mc *Machine) Hash(s State) uint64 { return mc.hasher.hash(s, mc.pool) }
 
 // Bytes returns the canonical encoding of component i of s.
 func (mc *Machine) Bytes(s State, i int) []byte { return mc.pool.blob(s[i]) }

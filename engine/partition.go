@@ -151,7 +151,7 @@ type partSearch struct {
 	values          []int
 	next            State
 	comps           [][]byte
-	digest          []byte
+	compHashes      []uint64
 }
 
 // A partLink is one admitted state's parent link.

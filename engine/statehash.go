@@ -1,0 +1,65 @@
+package engine
+
+import "github.com/cmc-go/cmc/canon"
+
+// A state's hash is a sum, one term per component: the component's hash (of its canonical bytes)
+// mixed with its position, plus a term for the format version. A sum, not a hash of the list of
+// component hashes, so that a state's hash follows from another's by the components in which they
+// differ: a transition changes one or two of a state's components, and the states a machine
+// hashes one after another are a state's successors. Each term is a strong 64-bit mix of an
+// already random value, so the sum is as good a fingerprint as hashing the list (two states that
+// differ collide only if the differing terms cancel, as likely as two random values being equal).
+// Zobrist's hashing of board positions is the same idea.
+
+// stateHasher is Hash's memory of the last state it was given.
+type stateHasher struct {
+	ids   []uint32 // the state
+	terms []uint64 // each component's term
+	sum   uint64
+}
+
+// stateSeed is the version's term: hashes stored by another format never match.
+var stateSeed = hashTerm(-1, uint64(canon.Version))
+
+// hashTerm is component i's share of a state's hash when its encoding's hash is h.
+func hashTerm(i int, h uint64) uint64 {
+	h += uint64(i+2) * 0x9e3779b97f4a7c15
+	h ^= h >> 33
+	h *= 0xc2b2ae3d27d4eb4f
+	h ^= h >> 29
+	h *= 0x165667b19e3779f9
+	h ^= h >> 32
+	return h
+}
+
+// hash returns the hash of s, whose components p interned, rehashing only the components in which
+// s differs from the last state hashed.
+func (sh *stateHasher) hash(s State, p *pool) uint64 {
+	if len(sh.ids) != len(s) {
+		sh.ids, sh.terms, sh.sum = make([]uint32, len(s)), make([]uint64, len(s)), stateSeed
+		for i, id := range s {
+			sh.ids[i], sh.terms[i] = id, hashTerm(i, p.hash(id))
+			sh.sum += sh.terms[i]
+		}
+		return sh.sum
+	}
+	ids, terms := sh.ids[:len(s)], sh.terms[:len(s)]
+	for i, id := range s {
+		if ids[i] != id {
+			t := hashTerm(i, p.hash(id))
+			sh.sum += t - terms[i]
+			ids[i], terms[i] = id, t
+		}
+	}
+	return sh.sum
+}
+
+// stateHash is the hash of a state whose components' encodings hash to hs, as a stateHasher
+// computes it (for states that arrive as bytes, before they are interned).
+func stateHash(hs []uint64) uint64 {
+	sum := stateSeed
+	for i, h := range hs {
+		sum += hashTerm(i, h)
+	}
+	return sum
+}
