@@ -11,11 +11,21 @@ import "github.com/cmc-go/cmc/canon"
 // differ collide only if the differing terms cancel, as likely as two random values being equal).
 // Zobrist's hashing of board positions is the same idea.
 
-// stateHasher is Hash's memory of the last state it was given.
+// stateHasher is Hash's memory of the last state it was given, and of what each component held
+// before: the successors of a state each change a component or two and leave the rest as the
+// state has them, so a component goes back and forth between its value in the state and another,
+// and its term is found here instead of in the pool (whose entry for a value seen a while ago is a
+// miss to memory).
 type stateHasher struct {
 	ids   []uint32 // the state
 	terms []uint64 // each component's term
 	sum   uint64
+	prev  []heldTerm // what each component held before
+}
+
+type heldTerm struct {
+	id   uint32
+	term uint64
 }
 
 // stateSeed is the version's term: hashes stored by another format never match.
@@ -37,19 +47,27 @@ func hashTerm(i int, h uint64) uint64 {
 func (sh *stateHasher) hash(s State, p *pool) uint64 {
 	if len(sh.ids) != len(s) {
 		sh.ids, sh.terms, sh.sum = make([]uint32, len(s)), make([]uint64, len(s)), stateSeed
+		sh.prev = make([]heldTerm, len(s))
 		for i, id := range s {
 			sh.ids[i], sh.terms[i] = id, hashTerm(i, p.hash(id))
 			sh.sum += sh.terms[i]
 		}
 		return sh.sum
 	}
-	ids, terms := sh.ids[:len(s)], sh.terms[:len(s)]
+	ids, terms, prev := sh.ids[:len(s)], sh.terms[:len(s)], sh.prev[:len(s)]
 	for i, id := range s {
-		if ids[i] != id {
-			t := hashTerm(i, p.hash(id))
-			sh.sum += t - terms[i]
-			ids[i], terms[i] = id, t
+		if ids[i] == id {
+			continue
 		}
+		var t uint64
+		if prev[i].id == id && prev[i].term != 0 {
+			t = prev[i].term
+		} else {
+			t = hashTerm(i, p.hash(id))
+		}
+		prev[i] = heldTerm{ids[i], terms[i]}
+		sh.sum += t - terms[i]
+		ids[i], terms[i] = id, t
 	}
 	return sh.sum
 }
