@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cmc-go/cmc"
-	"github.com/cmc-go/cmc/engine"
 	"github.com/cmc-go/cmc/internal/stackdump"
 	"github.com/cmc-go/cmc/internal/transition"
 )
@@ -60,9 +59,8 @@ func (w *server) serveOnGoroutine(req *Request) {
 func (w *server) goexited(req *Request) {
 	msg := "the model's code called runtime.Goexit" + goexitSite() +
 		" (t.Fatal or t.FailNow in model code?): report failures with cmc.Assert or panic instead"
-	if w.pos.valid() {
-		state, event, attempt := w.pos.get()
-		w.reply(Reply{Crash: &Crash{Kind: "crash", Message: msg, Position: engine.Position{State: state, Event: event, Attempt: attempt}}})
+	if pos, ok := w.pos.get(); ok {
+		w.reply(Reply{Crash: &Crash{Kind: "crash", Message: msg, Position: pos}})
 	} else {
 		w.reply(Reply{Done: true, Error: fmt.Sprintf("%s: %s", req.Op, msg)})
 	}

@@ -121,9 +121,8 @@ func (w *server) fatal(c *Crash) {
 	switch {
 	case building.Load() != nil:
 		c.NoTrace = true
-	case w.pos.valid():
-		state, event, attempt := w.pos.get()
-		c.Position = engine.Position{State: state, Event: event, Attempt: attempt}
+	case w.pos.running():
+		c.Position, _ = w.pos.get()
 	case w.pos.concurrent():
 		c.Concurrent = true
 	default:

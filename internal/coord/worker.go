@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +49,7 @@ func start(bin string, env []string, out Output) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Write(make([]byte, 32))
+	f.Write(make([]byte, worker.PositionSize))
 	f.Close()
 	w := &Worker{bin: bin, pos: f.Name(), crash: &tail{}, read: make(chan struct{}), output: &output{sink: out}}
 	w.stdout = &stream{o: w.output, name: "stdout"}
@@ -172,15 +171,16 @@ func (w *Worker) died(ctx context.Context, crash *worker.Crash) error {
 	}
 	b, err := os.ReadFile(w.pos)
 	c := &worker.Crash{Kind: "crash", Message: w.exitMessage()}
-	if err == nil && len(b) >= 32 && binary.LittleEndian.Uint64(b[24:]) == 1 {
-		c.State = int64(binary.LittleEndian.Uint64(b[0:]))
-		c.Event = int(binary.LittleEndian.Uint64(b[8:]))
-		c.Attempt = int(binary.LittleEndian.Uint64(b[16:]))
-		return &ErrDied{c}
-	}
-	if err == nil && len(b) >= 32 && binary.LittleEndian.Uint64(b[24:]) == 2 {
-		c.Concurrent = true // the workers of a parallel search were running (worker/position.go)
-		return &ErrDied{c}
+	if err == nil {
+		pos, running, concurrent := worker.ReadPosition(b)
+		switch {
+		case running:
+			c.Position = pos
+			return &ErrDied{c}
+		case concurrent:
+			c.Concurrent = true // the workers of a parallel search were running several transitions
+			return &ErrDied{c}
+		}
 	}
 	return errors.New("worker died outside any transition: " + c.Message)
 }
