@@ -343,11 +343,14 @@ func (f *forked) part(j *job) {
 		return // the search finds it too, or runs the helper's part itself (join)
 	}
 	j.from = part(len(enabled))
+	w.later = w.later[:0]
+	w.mc.hasher.from(State(j.c.ids), w.mc.pool)
 	for _, ei := range enabled[j.from:] {
 		if !w.event(&j.c, j.idx, State(j.c.ids), ei) {
 			return
 		}
 	}
+	w.resolve(&j.c)
 }
 
 // next waits for a job and takes it; false when the search is over.

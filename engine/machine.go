@@ -34,7 +34,7 @@ type Machine struct {
 	ran    []uint32    // what each root held when the last handler ran on it
 	live   []liveValue // what each root held when a capture last found it unchanged
 	older  []decoded   // each root's values decoded before its live one (decoded.go)
-	ctx    runCtx
+	ctx    *runCtx     // installed in slot, apart from the machine so that the slot does not keep it
 	slot   *transition.Slot
 	hasher stateHasher
 	roots  []canon.Root // scratch for capture
@@ -83,7 +83,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
 		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
-		older: make([]decoded, len(def.Components)), slot: transition.NewSlot(), recent: new(recent)}
+		older: make([]decoded, len(def.Components)), slot: transition.NewSlot(), recent: new(recent), ctx: new(runCtx)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -260,16 +260,17 @@ func (mc *Machine) explore(ev *cmc.Event, prefix []int) Outcome {
 
 func (mc *Machine) run(ev *cmc.Event, ctx runCtx) (out Outcome) {
 	ctx.points = mc.ctx.points[:0]
-	mc.ctx = ctx
+	*mc.ctx = ctx
 	for _, i := range ev.Touches {
 		mc.ran[i], mc.loaded[i] = mc.loaded[i], dirty
 	}
-	mc.slot.Set(&mc.ctx)
+	mc.slot.Start(mc.ctx)
 	goroutines := mc.leaks.begin()
 	mc.slot.Enter()
 	defer func() {
 		mc.slot.Leave()
-		mc.slot.Set(nil)
+		mc.slot.Stop()
+		mc.ctx.rnd = nil // the slot keeps ctx: not what a random walk's source holds
 		out.Points = mc.ctx.points
 		out.Notes = mc.ctx.notes
 		if r := recover(); r != nil {

@@ -293,6 +293,9 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 	}
 	push := func(idx int32, st State) { next.push(idx, depth+1, st) }
 	for ri := range c.recs {
+		if ahead := ri + mergeAhead; ahead < len(c.recs) && !c.recs[ahead].seen && s.defers {
+			prefetch(s.visited.slot(c.recs[ahead].hash)) // deferred.go
+		}
 		r := &c.recs[ri]
 		i := int(r.state)
 		if r.kind == recEnd {
@@ -309,6 +312,10 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 	}
 	return false, false, nil
 }
+
+// mergeAhead is how many records ahead of the one it takes merge asks for the visited set's cache
+// line.
+const mergeAhead = 8
 
 // take does what the sequential search does with record r of c, about the state at trail index
 // idx and depth depth: a new successor goes to push. It reports whether the search stopped.
@@ -356,7 +363,9 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 		default:
 			k := len(s.init)
 			st := State(c.succ[r.sOff : int(r.sOff)+k : int(r.sOff)+k])
-			s.key = st.key(s.key[:0])
+			if s.visited.keyed() {
+				s.key = st.key(s.key[:0])
+			}
 			if !s.visited.add(r.hash, s.key) {
 				break
 			}
@@ -409,6 +418,7 @@ type bfsWorker struct {
 	// before, so this table, which stays in the core's cache, spares a miss to memory in the
 	// visited table's.
 	judged *recentHashes
+	later  []int // the records of the state's runs whose lookups wait (deferred.go)
 }
 
 // recentHashes is a small direct-mapped set of hashes: a newer hash takes an older one's slot.
@@ -493,6 +503,8 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 	}
 	enabled, fail := w.enabledLive()
 	w.enabled = enabled
+	w.later = w.later[:0]
+	mc.hasher.from(st, mc.pool)
 	if fail != nil {
 		c.recs = append(c.recs, record{kind: recFail, state: w.state, fail: fail})
 		return true
@@ -502,6 +514,7 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 			return false
 		}
 	}
+	w.resolve(c)
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
 		c.recs = append(c.recs, record{kind: recDeadlock, state: w.state, viol: v})
 	}
@@ -563,14 +576,18 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 			return true
 		}
 	}
-	r.hash = mc.Hash(w.next)
+	r.hash = mc.hasher.child(w.next, ev.Touches, mc.pool)
 	if !w.exact {
 		if w.judged.has(r.hash) {
 			r.seen = true
 			return true
 		}
 		w.judged.add(r.hash)
-		if w.p.s.visited.seen(r.hash) {
+		if w.p.s.defers {
+			// Looked up once the state's runs are done (deferred.go).
+			w.p.s.visited.prefetchSeen(r.hash)
+			w.later = append(w.later, len(c.recs))
+		} else if w.p.s.visited.seen(r.hash) {
 			r.seen = true
 			return true
 		}

@@ -54,6 +54,10 @@ type search struct {
 	// forked is a depth-first search's helper, which runs a part of each state's events
 	// (forked.go).
 	forked *forked
+	later  deferred // successors whose visited lookup waits for its cache line (deferred.go)
+	// defers: the search's new states need nothing but their ids once judged (bfs, dfs), so their
+	// lookups may wait (deferred.go).
+	defers bool
 }
 
 // Check explores the model and reports what it found. It returns an error when the model cannot
@@ -199,6 +203,7 @@ func (s *search) bfs(start State) error {
 		next.free()
 	}()
 	cur.push(0, 0, start)
+	s.defers = true
 	par := s.parallel()
 	defer par.close()
 	for depth := 0; cur.len() > 0 && !s.stop; depth++ {
@@ -250,6 +255,7 @@ func (s *search) expandLevel(cur, next *level, depth, from int) (bool, error) {
 }
 
 func (s *search) dfs(start State) error {
+	s.defers = true
 	s.forked = s.fork()
 	defer s.forked.close()
 	return s.depthFirst(start)
@@ -331,6 +337,7 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	default:
 		err = s.events(idx, st, enabled, emit)
 	}
+	s.resolve(emit)
 	if err != nil || s.stop {
 		return err
 	}
@@ -369,6 +376,7 @@ func (s *search) shared(idx int32, st State, enabled []int, emit func(int32, Sta
 // stops.
 func (s *search) events(idx int32, st State, enabled []int, emit func(int32, State)) error {
 	mc := s.mc
+	mc.hasher.from(st, mc.pool)
 	for _, ei := range enabled {
 		ev := mc.Def.Events[ei]
 		prefix := s.prefixB[:0]
@@ -377,6 +385,7 @@ func (s *search) events(idx int32, st State, enabled []int, emit func(int32, Sta
 				return err
 			}
 			if r := s.opts.Reproduce; r != nil && r.Position == (Position{int64(idx), ei, attempt}) {
+				s.resolve(emit)
 				s.violation(idx, &pathStep{event: ei, values: slices.Clone(prefix)}, NewViolation(r.Kind, "", r.Message, ev.File))
 				s.stop = true
 				return nil
@@ -408,6 +417,7 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 	mc := s.mc
 	step := func() *pathStep { return &pathStep{event: ei, values: values(out.Points)} }
 	if f := out.Failure; f != nil {
+		s.resolve(emit)
 		s.violation(idx, step(), NewViolation(f.Kind, "", f.Message, f.Site))
 		return nil
 	}
@@ -429,11 +439,21 @@ func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outco
 		}
 	}
 	if v := s.mc.StepVerdict(before); v != nil {
+		s.resolve(emit)
 		s.violation(idx, step(), v)
 		return nil
 	}
-	s.key = s.next.key(s.key[:0])
-	if !s.visited.add(mc.Hash(s.next), s.key) {
+	h := mc.hasher.child(s.next, ev.Touches, mc.pool)
+	if s.deferring() {
+		if s.later.put(s, h, idx, ei, out.Points) {
+			return nil
+		}
+		s.resolve(emit)
+	}
+	if s.visited.keyed() {
+		s.key = s.next.key(s.key[:0])
+	}
+	if !s.visited.add(h, s.key) {
 		return nil
 	}
 	nidx := int32(s.trail.len())
@@ -522,9 +542,9 @@ func (s *search) report(path []pathStep, v *Violation) {
 		return
 	}
 	// Re-running the path overwrites the Choose points of the run being expanded: keep them.
-	saved := s.mc.ctx
+	saved := *s.mc.ctx
 	s.mc.ctx.points = nil
-	defer func() { s.mc.ctx = saved }()
+	defer func() { *s.mc.ctx = saved }()
 	if p, nd := s.reproduce(path, v); nd != nil {
 		if path, v = p, nd; s.sigs[v.Signature] {
 			return

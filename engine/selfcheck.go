@@ -49,10 +49,10 @@ type fault = Violation
 // Touches). It leaves every component marked as not loaded.
 func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func() bool) (*fault, *cmc.Event, error) {
 	// The caller's Outcome still reads the Choose points of the run it checks: probes get their own.
-	saved := mc.ctx
+	saved := *mc.ctx
 	mc.ctx.points = nil
 	defer func() {
-		mc.ctx = saved
+		*mc.ctx = saved
 		mc.unload()
 	}()
 	all, err := mc.CaptureAll()

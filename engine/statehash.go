@@ -15,12 +15,18 @@ import "github.com/cmc-go/cmc/canon"
 // before: the successors of a state each change a component or two and leave the rest as the
 // state has them, so a component goes back and forth between its value in the state and another,
 // and its term is found here instead of in the pool (whose entry for a value seen a while ago is a
-// miss to memory).
+// miss to memory). A search hashes a state's successors from the state itself (from, child):
+// a successor's hash is the state's with the terms of the components its event touches replaced,
+// without comparing the others.
 type stateHasher struct {
 	ids   []uint32 // the state
 	terms []uint64 // each component's term
 	sum   uint64
 	prev  []heldTerm // what each component held before
+	// parent is the state whose successors child hashes: its components, terms and hash.
+	parent      []uint32
+	parentTerms []uint64
+	parentSum   uint64
 }
 
 type heldTerm struct {
@@ -70,6 +76,31 @@ func (sh *stateHasher) hash(s State, p *pool) uint64 {
 		ids[i], terms[i] = id, t
 	}
 	return sh.sum
+}
+
+// from makes s the state whose successors child hashes; p interned its components.
+func (sh *stateHasher) from(s State, p *pool) {
+	sh.parentSum = sh.hash(s, p)
+	sh.parent = append(sh.parent[:0], sh.ids...)
+	sh.parentTerms = append(sh.parentTerms[:0], sh.terms...)
+}
+
+// child returns the hash of s, a successor of the state given to from by an event that may have
+// changed the components in touched and no others.
+func (sh *stateHasher) child(s State, touched []int, p *pool) uint64 {
+	sum := sh.parentSum
+	prev := sh.prev[:len(s)]
+	for _, i := range touched {
+		id := s[i]
+		if id == sh.parent[i] {
+			continue
+		}
+		if prev[i].id != id || prev[i].term == 0 {
+			prev[i] = heldTerm{id, hashTerm(i, p.hash(id))}
+		}
+		sum += prev[i].term - sh.parentTerms[i]
+	}
+	return sum
 }
 
 // stateHash is the hash of a state whose components' encodings hash to hs, as a stateHasher

@@ -1,6 +1,9 @@
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // visited is the set of states seen. By default it stores 64-bit hashes only (hash compaction, as
 // CMC and SPIN do) in an open-addressing table; exact mode keeps every state's component ids.
@@ -35,6 +38,9 @@ func newVisited(exact bool) *visited {
 	return v
 }
 
+// keyed reports whether add and has need the state's key (exact mode, iterative deepening).
+func (v *visited) keyed() bool { return v.exact != nil || v.depths != nil }
+
 // add reports whether the state is new, and records it. key is the exact identity (component ids
 // as bytes) used only in exact mode.
 func (v *visited) add(h uint64, key []byte) bool {
@@ -56,6 +62,11 @@ func (v *visited) add(h uint64, key []byte) bool {
 		return false
 	}
 	v.recent.add(h)
+	return v.insert(h)
+}
+
+// insert adds h, not 0, to the table, reporting whether it is new.
+func (v *visited) insert(h uint64) bool {
 	if 4*(v.n+1) > 3*len(v.table) {
 		v.grow()
 	}
@@ -70,6 +81,17 @@ func (v *visited) add(h uint64, key []byte) bool {
 			return true
 		}
 	}
+}
+
+// slot is where the table's lookup of h begins.
+func (v *visited) slot(h uint64) unsafe.Pointer {
+	return unsafe.Pointer(&v.table[max(h, 1)&uint64(len(v.table)-1)])
+}
+
+// prefetchSeen asks for the cache line where seen(h) begins to look.
+func (v *visited) prefetchSeen(h uint64) {
+	t := *v.current.Load()
+	prefetch(unsafe.Pointer(&t[max(h, 1)&uint64(len(t)-1)]))
 }
 
 // seen reports whether a hash was added, as far as this goroutine can tell while another adds:

@@ -15,8 +15,9 @@ import (
 // the handler run it began last, for tracing one that hangs. A machine's calls into user code
 // come from one goroutine at a time; different slots' may run at once.
 type Slot struct {
-	g     atomic.Int64    // the goroutine running a handler with ctx; 0 between handler runs
+	g     atomic.Int64    // the goroutine running handlers with ctx; 0: none
 	ctx   Context         // read only by the goroutine g names, which wrote it
+	on    bool            // a handler runs with ctx; read and written only by the goroutine g names
 	calls atomic.Int64    // odd while user code runs on the slot; changed by every call
 	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
 	began atomic.Bool
@@ -73,18 +74,32 @@ func Slots() []*Slot {
 func (s *Slot) Set(c Context) {
 	if c == nil {
 		s.g.Store(0)
-		s.ctx = nil // a machine's slot must not keep the machine reachable (its cleanup)
+		s.ctx, s.on = nil, false // a machine's slot must not keep the machine reachable (its cleanup)
 		return
 	}
-	s.ctx = c
+	s.ctx, s.on = c, true
 	s.g.Store(gid())
 }
+
+// Start is Set(c) for a machine, which runs handler after handler with the same context on one
+// goroutine: the goroutine is stored only when it changed (an atomic store is a full barrier on
+// amd64, and this is done for every handler run), and Stop leaves c installed but found by no one.
+// c must not keep the machine reachable (its cleanup releases the slot).
+func (s *Slot) Start(c Context) {
+	if g := gid(); s.g.Load() != g {
+		s.g.Store(g)
+	}
+	s.ctx, s.on = c, true
+}
+
+// Stop ends the handler run Start began.
+func (s *Slot) Stop() { s.on = false }
 
 // lookup returns the context of the calling goroutine's handler run, or nil.
 func lookup() Context {
 	g := gid()
 	for _, s := range Slots() {
-		if s.g.Load() == g {
+		if s.g.Load() == g && s.on {
 			return s.ctx
 		}
 	}
