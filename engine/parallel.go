@@ -293,7 +293,7 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 	}
 	push := func(idx int32, st State) { next.push(idx, depth+1, st) }
 	for ri := range c.recs {
-		if ahead := ri + mergeAhead; ahead < len(c.recs) && !c.recs[ahead].seen && s.defers {
+		if ahead := ri + mergeAhead; ahead < len(c.recs) && !c.recs[ahead].seen && s.defers && s.visited.large() {
 			prefetch(s.visited.slot(c.recs[ahead].hash)) // deferred.go
 		}
 		r := &c.recs[ri]
@@ -583,7 +583,7 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 			return true
 		}
 		w.judged.add(r.hash)
-		if w.p.s.defers {
+		if w.p.s.defers && w.p.s.visited.largeSeen() {
 			// Looked up once the state's runs are done (deferred.go).
 			w.p.s.visited.prefetchSeen(r.hash)
 			w.later = append(w.later, len(c.recs))

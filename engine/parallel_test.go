@@ -114,12 +114,34 @@ func aodvModel(name string) func() *cmc.Model {
 // completeness, and every violation's trace step by step (events, Choose values and sites, hashes,
 // changes).
 func TestParallelSameResult(t *testing.T) {
-	type model struct {
-		name     string
-		build    func() *cmc.Model
-		opts     Options
-		parallel bool // workers must have been started
+	models := sameResultModels(t)
+	for _, search := range []string{"bfs", "dfs"} {
+		for _, c := range models {
+			c.opts.Search = search
+			sameResult(t, search+"/"+c.name, c.build, c.opts, c.parallel)
+		}
 	}
+	// On one core the depth-first search's helper runs only when the search waits for it, so the
+	// search mostly takes its part back (forked.takeBack), and sometimes not.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, c := range models {
+		c.opts.Search = "dfs"
+		sameResult(t, "dfs, one core/"+c.name, c.build, c.opts, c.parallel)
+	}
+}
+
+// A sameResultModel is a model whose result must not depend on how the search is carried out.
+type sameResultModel struct {
+	name     string
+	build    func() *cmc.Model
+	opts     Options
+	parallel bool // workers must have been started
+}
+
+// sameResultModels are the models TestParallelSameResult checks: every kind of finding, bound and
+// option a search's order matters to.
+func sameResultModels(t *testing.T) []sameResultModel {
+	type model = sameResultModel
 	grid := func(kind string) func() *cmc.Model { return func() *cmc.Model { return gridModel(kind) } }
 	off := Options{SelfCheck: -1}
 	models := []model{
@@ -156,21 +178,8 @@ func TestParallelSameResult(t *testing.T) {
 	if err != nil || len(res.Violations) == 0 {
 		t.Fatalf("no trace to start from: %v", err)
 	}
-	models = append(models, model{"grid, from a trace's fifth state", grid("all"),
+	return append(models, model{"grid, from a trace's fifth state", grid("all"),
 		Options{SelfCheck: -1, From: res.Violations[0], FromSteps: 5}, true})
-	for _, search := range []string{"bfs", "dfs"} {
-		for _, c := range models {
-			c.opts.Search = search
-			sameResult(t, search+"/"+c.name, c.build, c.opts, c.parallel)
-		}
-	}
-	// On one core the depth-first search's helper runs only when the search waits for it, so the
-	// search mostly takes its part back (forked.takeBack), and sometimes not.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for _, c := range models {
-		c.opts.Search = "dfs"
-		sameResult(t, "dfs, one core/"+c.name, c.build, c.opts, c.parallel)
-	}
 }
 
 // sameResult checks build's model with opts on one goroutine and with 2 and 4 workers, and

@@ -38,6 +38,16 @@ func newVisited(exact bool) *visited {
 	return v
 }
 
+// large reports whether the table is far larger than a processor's caches, so that most lookups
+// are misses to memory (deferred.go).
+func (v *visited) large() bool { return len(v.table) >= largeTable }
+
+// largeSeen is large for a goroutine that may run while another adds (seen's).
+func (v *visited) largeSeen() bool { return len(*v.current.Load()) >= largeTable }
+
+// largeTable is the number of slots from which a table is large: 64 MiB (a variable for tests).
+var largeTable = 1 << 23
+
 // keyed reports whether add and has need the state's key (exact mode, iterative deepening).
 func (v *visited) keyed() bool { return v.exact != nil || v.depths != nil }
 
