@@ -40,10 +40,12 @@ func (w *server) watchdog() {
 	}
 	seen := map[*transition.Slot]watch{}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	gc := newGCTuner()
 	// Memory is read often: a handler can allocate gigabytes in a second.
 	for range time.Tick(20 * time.Millisecond) {
 		slots := transition.Slots()
 		metrics.Read(live)
+		gc.tune(live[0].Value.Uint64())
 		if heap := int64(live[0].Value.Uint64()); heap > w.memory.Load() {
 			w.overMemory(slices.ContainsFunc(slots, func(s *transition.Slot) bool { return s.Calls()%2 == 1 }), heap)
 		}
