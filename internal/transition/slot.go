@@ -20,6 +20,7 @@ type Slot struct {
 	on    bool            // a handler runs with ctx; read and written only by the goroutine g names
 	calls atomic.Int64    // odd while user code runs on the slot; changed by every call
 	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
+	state int64           // the writer's copy of run[0]
 	began atomic.Bool
 	who   atomic.Int64 // the goroutine that began the run
 }
@@ -119,9 +120,13 @@ func (s *Slot) Calls() int64 { return s.calls.Load() }
 // Begin records the handler run s begins: the trail index of its state, the event and the
 // attempt (engine.Position).
 func (s *Slot) Begin(state int64, event, attempt int) {
-	s.run[0].Store(state)
+	// An atomic store costs a full barrier on amd64: the state changes once for a state's several
+	// runs, and the goroutine and the flag below seldom.
+	if state != s.state || !s.began.Load() {
+		s.run[0].Store(state)
+		s.state = state
+	}
 	s.run[1].Store(int64(event)<<32 | int64(uint32(attempt)))
-	// An atomic store costs a full barrier on amd64; these two seldom change.
 	if g := gid(); s.who.Load() != g {
 		s.who.Store(g)
 	}
