@@ -154,6 +154,7 @@ func (v *visited) grow() {
 		defer freeOffHeap(old)
 	}
 	v.table = offHeap[uint64](2 * len(old))
+	hugePages(v.table)
 	mask := uint64(len(v.table) - 1)
 	// The old table is read in order and each part's memory is given back once its hashes moved:
 	// a hash at old slot i lands near slot i or i+len(old) of the new table, so the new table's
