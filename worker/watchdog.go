@@ -35,7 +35,7 @@ func (w *server) setMemory(bytes int64) {
 // never counts as a hang.
 func (w *server) watchdog() {
 	type watch struct {
-		calls int64
+		calls uintptr
 		since time.Time
 	}
 	seen := map[*transition.Slot]watch{}

@@ -18,7 +18,7 @@ type Slot struct {
 	g     atomic.Int64    // the goroutine running handlers with ctx; 0: none
 	ctx   Context         // read only by the goroutine g names, which wrote it
 	on    bool            // a handler runs with ctx; read and written only by the goroutine g names
-	calls atomic.Int64    // odd while user code runs on the slot; changed by every call
+	calls uintptr         // odd while user code runs on the slot; changed by every call (calls.go)
 	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
 	state int64           // the writer's copy of run[0]
 	began atomic.Bool
@@ -106,16 +106,6 @@ func lookup() Context {
 	}
 	return nil
 }
-
-// Enter marks the start of a call into user code on s; Leave its end (also when it panics).
-func (s *Slot) Enter() { s.calls.Add(1) }
-
-// Leave marks the end of a call into user code on s.
-func (s *Slot) Leave() { s.calls.Add(1) }
-
-// Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
-// watchdog reads it to tell a call that never returns from a long check or replay.
-func (s *Slot) Calls() int64 { return s.calls.Load() }
 
 // Begin records the handler run s begins: the trail index of its state, the event and the
 // attempt (engine.Position).

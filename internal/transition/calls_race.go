@@ -1,0 +1,17 @@
+//go:build race
+
+package transition
+
+import "sync/atomic"
+
+// Under the race detector the counter of calls into user code is changed atomically (calls.go).
+
+// Enter marks the start of a call into user code on s; Leave its end (also when it panics).
+func (s *Slot) Enter() { atomic.AddUintptr(&s.calls, 1) }
+
+// Leave marks the end of a call into user code on s.
+func (s *Slot) Leave() { atomic.AddUintptr(&s.calls, 1) }
+
+// Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
+// watchdog reads it to tell a call that never returns from a long check or replay.
+func (s *Slot) Calls() uintptr { return atomic.LoadUintptr(&s.calls) }
