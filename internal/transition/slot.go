@@ -15,12 +15,11 @@ import (
 // the handler run it began last, for tracing one that hangs. A machine's calls into user code
 // come from one goroutine at a time; different slots' may run at once.
 type Slot struct {
-	g     atomic.Int64    // the goroutine running handlers with ctx; 0: none
-	ctx   Context         // read only by the goroutine g names, which wrote it
-	on    bool            // a handler runs with ctx; read and written only by the goroutine g names
-	calls uintptr         // odd while user code runs on the slot; changed by every call (calls.go)
-	run   [2]atomic.Int64 // the state; the event and the attempt, 32 bits each
-	state int64           // the writer's copy of run[0]
+	g     atomic.Int64 // the goroutine running handlers with ctx; 0: none
+	ctx   Context      // read only by the goroutine g names, which wrote it
+	on    bool         // a handler runs with ctx; read and written only by the goroutine g names
+	calls uintptr      // odd while user code runs on the slot; changed by every call (watched.go)
+	run   [3]uintptr   // the state, the event and the attempt (watched.go)
 	began atomic.Bool
 	who   atomic.Int64 // the goroutine that began the run
 }
@@ -110,13 +109,10 @@ func lookup() Context {
 // Begin records the handler run s begins: the trail index of its state, the event and the
 // attempt (engine.Position).
 func (s *Slot) Begin(state int64, event, attempt int) {
-	// An atomic store costs a full barrier on amd64: the state changes once for a state's several
-	// runs, and the goroutine and the flag below seldom.
-	if state != s.state || !s.began.Load() {
-		s.run[0].Store(state)
-		s.state = state
-	}
-	s.run[1].Store(int64(event)<<32 | int64(uint32(attempt)))
+	s.write(&s.run[0], uintptr(state))
+	s.write(&s.run[1], uintptr(event))
+	s.write(&s.run[2], uintptr(attempt))
+	// An atomic store costs a full barrier on amd64: these seldom change.
 	if g := gid(); s.who.Load() != g {
 		s.who.Store(g)
 	}
@@ -128,8 +124,7 @@ func (s *Slot) Begin(state int64, event, attempt int) {
 // Run returns the handler run s began last, if any. Read while the slot's user code hangs, it is
 // the run that hangs (or, in an invariant or enabling condition, the run before it).
 func (s *Slot) Run() (state int64, event, attempt int, ok bool) {
-	ea := s.run[1].Load()
-	return s.run[0].Load(), int(int32(ea >> 32)), int(int32(ea)), s.began.Load()
+	return int64(atomic.LoadUintptr(&s.run[0])), int(atomic.LoadUintptr(&s.run[1])), int(atomic.LoadUintptr(&s.run[2])), s.began.Load()
 }
 
 // Goroutine is the id of the goroutine that began the slot's last handler run (0: none), which

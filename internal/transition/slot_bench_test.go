@@ -12,9 +12,9 @@ func BenchmarkRun(b *testing.B) {
 	c := &nopContext{}
 	for i := 0; b.Loop(); i++ {
 		s.Begin(int64(i), 3, 0)
-		s.Set(c)
+		s.Start(c)
 		s.Enter()
 		s.Leave()
-		s.Set(nil)
+		s.Stop()
 	}
 }

@@ -4,7 +4,7 @@ package transition
 
 import "sync/atomic"
 
-// Under the race detector the counter of calls into user code is changed atomically (calls.go).
+// Under the race detector what the watchdog reads of a slot is written atomically (watched.go).
 
 // Enter marks the start of a call into user code on s; Leave its end (also when it panics).
 func (s *Slot) Enter() { atomic.AddUintptr(&s.calls, 1) }
@@ -15,3 +15,6 @@ func (s *Slot) Leave() { atomic.AddUintptr(&s.calls, 1) }
 // Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
 // watchdog reads it to tell a call that never returns from a long check or replay.
 func (s *Slot) Calls() uintptr { return atomic.LoadUintptr(&s.calls) }
+
+// write stores v at p, which the watchdog reads (Run).
+func (s *Slot) write(p *uintptr, v uintptr) { atomic.StoreUintptr(p, v) }
