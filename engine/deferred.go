@@ -90,8 +90,9 @@ func (s *search) resolve(emit func(int32, State)) {
 	d.list, d.ids, d.vals = d.list[:0], d.ids[:0], d.vals[:0]
 }
 
-// resolve looks up the successors of the state w expanded whose lookups waited, marking those
-// the visited set has as seen: the search's merge then passes them by.
+// resolve looks up the successors whose lookups waited, marking those the visited set has as
+// seen: the search's merge then passes them by. A breadth-first worker resolves a chunk's at its
+// end (the lookups of its last states wait the least), the depth-first helper its part's.
 func (w *bfsWorker) resolve(c *chunk) {
 	for _, i := range w.later {
 		if r := &c.recs[i]; w.p.s.visited.seen(r.hash) {

@@ -81,9 +81,9 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	if err := canon.SetRules(def.Rules); err != nil {
 		return nil, nil, fmt.Errorf("model %s: %w", def.Name, err)
 	}
-	mc := &Machine{Def: def, pool: shared, loaded: make([]uint32, len(def.Components)),
-		ran: make([]uint32, len(def.Components)), live: make([]liveValue, len(def.Components)),
-		older: make([]decoded, len(def.Components)), slot: transition.NewSlot(), recent: new(recent), ctx: new(runCtx)}
+	k := len(def.Components)
+	mc := &Machine{Def: def, pool: shared, loaded: padded[uint32](k), ran: padded[uint32](k), live: padded[liveValue](k),
+		older: padded[decoded](k), slot: transition.NewSlot(), recent: new(recent), ctx: new(runCtx)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -356,6 +356,7 @@ type runCtx struct {
 	noting bool
 	sites  bool // Choose passes its caller's pc
 	notes  []transition.Note
+	_      [40]byte // 128 bytes in all: written every run, it shares no cache line (padded.go)
 }
 
 type divergence string

@@ -418,7 +418,8 @@ type bfsWorker struct {
 	// before, so this table, which stays in the core's cache, spares a miss to memory in the
 	// visited table's.
 	judged *recentHashes
-	later  []int // the records of the state's runs whose lookups wait (deferred.go)
+	later  []int    // the records of the state's runs whose lookups wait (deferred.go)
+	_      [40]byte // 256 bytes in all (padded.go)
 }
 
 // recentHashes is a small direct-mapped set of hashes: a newer hash takes an older one's slot.
@@ -447,6 +448,7 @@ func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 		}
 	}()
 	k := len(w.mc.Def.Components)
+	w.later = w.later[:0]
 	for i := range c.idx {
 		if w.p.halt.Load() {
 			break
@@ -457,6 +459,7 @@ func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 		}
 		c.recs = append(c.recs, record{kind: recEnd, state: int32(i)})
 	}
+	w.resolve(c) // the whole chunk's, after its last state: the merge reads none before
 	finished = true
 }
 
@@ -503,7 +506,6 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 	}
 	enabled, fail := w.enabledLive()
 	w.enabled = enabled
-	w.later = w.later[:0]
 	mc.hasher.from(st, mc.pool)
 	if fail != nil {
 		c.recs = append(c.recs, record{kind: recFail, state: w.state, fail: fail})
@@ -514,7 +516,6 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 			return false
 		}
 	}
-	w.resolve(c)
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
 		c.recs = append(c.recs, record{kind: recDeadlock, state: w.state, viol: v})
 	}

@@ -52,8 +52,9 @@ func hashTerm(i int, h uint64) uint64 {
 // s differs from the last state hashed.
 func (sh *stateHasher) hash(s State, p *pool) uint64 {
 	if len(sh.ids) != len(s) {
-		sh.ids, sh.terms, sh.sum = make([]uint32, len(s)), make([]uint64, len(s)), stateSeed
-		sh.prev = make([]heldTerm, len(s))
+		sh.ids, sh.terms, sh.sum = padded[uint32](len(s)), padded[uint64](len(s)), stateSeed
+		sh.prev = padded[heldTerm](len(s))
+		sh.parent, sh.parentTerms = padded[uint32](len(s))[:0], padded[uint64](len(s))[:0]
 		for i, id := range s {
 			sh.ids[i], sh.terms[i] = id, hashTerm(i, p.hash(id))
 			sh.sum += sh.terms[i]

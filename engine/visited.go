@@ -86,7 +86,11 @@ func (v *visited) insert(h uint64) bool {
 		case h:
 			return false
 		case 0:
-			atomic.StoreUint64(&v.table[i], h)
+			if v.readers {
+				atomic.StoreUint64(&v.table[i], h)
+			} else {
+				v.table[i] = h // an atomic store is a full barrier on amd64
+			}
 			v.n++
 			return true
 		}
