@@ -360,6 +360,7 @@ func (s *search) shared(idx int32, st State, enabled []int, emit func(int32, Sta
 	defer f.unwinding(&returned)
 	err := s.events(idx, st, enabled[:part(len(enabled))], emit)
 	returned = true
+	s.resolve(emit) // before the helper's part
 	if err != nil || s.stop {
 		f.discard()
 		return err
