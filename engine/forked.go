@@ -45,25 +45,37 @@ import (
 // the search's goroutine with the run the sequential search would have ended in published.
 
 // A forked search's helper and the state it helps with.
+//
+// What the search writes, what the helper writes and what both change are on cache lines of their
+// own: a line written by one core and read by the other, which spins on it, moves between them at
+// every write, and fields of the other side on it with it.
 type forked struct {
-	p      *parallel
-	h      *bfsWorker // the helper's machine
-	off    bool       // sharing is out for this search
-	on     bool       // the helper runs: Options.Concurrent is on
-	quit   atomic.Bool
-	posted atomic.Uint64 // the last job posted: a count of states shared
-	done   atomic.Uint64 // the last job the helper finished
-	job    uint64        // the search's copy of posted
-	cur    uint64        // the job of the state being expanded
+	p    *parallel
+	h    *bfsWorker // the helper's machine
+	off  bool       // sharing is out for this search
+	on   bool       // the helper runs: Options.Concurrent is on
+	quit atomic.Bool
 	// Jobs alternate between two buffers, so the search can post the next state while the
 	// helper still works on this one's part (ahead).
 	jobs [2]job
+	_    cacheLinePad
+	// The search's.
+	posted atomic.Uint64 // the last job posted: a count of states shared
+	job    uint64        // the search's copy of posted
+	cur    uint64        // the job of the state being expanded
+	_      cacheLinePad
+	// The helper's.
+	done atomic.Uint64 // the last job the helper finished
+	last uint64        // the last job it saw
+	_    cacheLinePad
 	// taken is the last job the helper took, or the search took back to do itself (the helper had
 	// not started it: it sleeps, or another process has its core).
 	taken   atomic.Uint64
-	last    uint64  // the helper's: the last job it saw
+	_       cacheLinePad
 	idle    sleeper // the helper, when it waits for a job
+	_       cacheLinePad
 	waiting sleeper // the search, when it waits for the helper's records
+	_       cacheLinePad
 }
 
 // A sleeper is a goroutine that sleeps after spinning too long for another to change something:

@@ -16,6 +16,9 @@ import "unsafe"
 // most arm64; 128 on Apple's, where this halves the effect).
 const cacheLine = 64
 
+// A cacheLinePad keeps the fields on either side of it off each other's cache line.
+type cacheLinePad [cacheLine]byte
+
 // padded returns a slice of n zero values whose array shares no cache line with other objects.
 func padded[T any](n int) []T {
 	var zero T
