@@ -75,13 +75,11 @@ spin_w() {
 	esac
 }
 
-# tree_memory ROOT: "SUM MAX" in KiB over ROOT's descendants, leaving out timeout, /usr/bin/time
-# and the go command with its children (cmcdap runs `go list` and `go build` for the worker
-# before checking; that is the toolchain's memory, not the checker's, and it is gone before the
-# worker starts): SUM adds their VmRSS now, MAX is the largest VmHWM (one process's own peak).
-tree_memory() {
-	local pids p sum=0 max=0 rss hwm
-	pids=$(ps -e -o pid=,ppid=,comm= | awk -v root="$1" '
+# tree_pids ROOT: ROOT's descendants, leaving out timeout, /usr/bin/time and the go command with
+# its children (cmcdap runs `go list` and `go build` for the worker before checking; that is the
+# toolchain's memory, not the checker's, and it is gone before the worker starts).
+tree_pids() {
+	ps -e -o pid=,ppid=,comm= | awk -v root="$1" '
 		{ parent[$1] = $2; comm[$1] = $3 }
 		END {
 			for (p in parent) {
@@ -90,27 +88,45 @@ tree_memory() {
 					if (comm[q] == "go") skip = 1
 				if (q == root && !skip) print p
 			}
-		}')
-	for p in $pids; do
-		read -r rss hwm < <(awk '/^VmRSS:/ { r = $2 } /^VmHWM:/ { h = $2 } END { print r + 0, h + 0 }' "/proc/$p/status" 2>/dev/null) || continue
-		sum=$((sum + rss))
-		((hwm > max)) && max=$hwm
+		}'
+}
+
+# pids_memory PID...: sets sum to the VmRSS of the processes added up and max to the largest
+# VmHWM (one process's own peak), in KiB. Bash builtins only, no process started: it runs every
+# 100 ms on the two cores the measured command uses (a `ps` and an `awk` each time took a fifth
+# of a core, which a search on both cores paid for).
+pids_memory() {
+	local p k v rest
+	sum=0 max=0
+	for p in "$@"; do
+		[ -r "/proc/$p/status" ] || continue
+		while read -r k v rest; do
+			case $k in
+			VmRSS:) sum=$((sum + v)) ;;
+			VmHWM:) ((v > max)) && max=$v ;;
+			esac
+		done <"/proc/$p/status" 2>/dev/null
 	done
-	echo "$sum $max"
+	return 0
 }
 
 # measure OUT CMD...: runs CMD under /usr/bin/time -v (and timeout) with stdout to OUT, and sets
 # wall (seconds, from /usr/bin/time) and rss (KiB): the peak of the summed RSS of CMD's processes,
-# sampled every 100 ms, or the largest single process's own peak if that is larger (it is exact;
-# the sampled sum may miss a short peak); and timemax (KiB): /usr/bin/time's maximum RSS, the
+# sampled every 100 ms (the processes found every second), or the largest single process's own
+# peak if that is larger (it is exact; the sampled sum may miss a short peak); and timemax (KiB): /usr/bin/time's maximum RSS, the
 # largest single process's peak, the go command included.
 measure() {
 	local out=$1
 	shift
 	timeout "$TIMEOUT" /usr/bin/time -v -o "$work/time" "$@" >"$out" 2>"$work/stderr" &
-	local root=$! peak=0 hwm=0 sum max # root is timeout's pid
+	local root=$! peak=0 hwm=0 sum max pids=() n=0 # root is timeout's pid
 	while kill -0 "$root" 2>/dev/null; do
-		read -r sum max < <(tree_memory "$root")
+		# The processes are looked for once a second (cmcdap starts the worker once it is built),
+		# their memory read every 100 ms.
+		if ((n++ % 10 == 0)); then
+			mapfile -t pids < <(tree_pids "$root")
+		fi
+		pids_memory "${pids[@]}"
 		((sum > peak)) && peak=$sum
 		((max > hwm)) && hwm=$max
 		sleep 0.1
