@@ -32,8 +32,10 @@ type laterState struct {
 // larger than a processor's caches (below that a lookup seldom misses, and judging a successor
 // that turns out to be seen costs more than the wait: TwoPhase RM=7, whose table fits, took 2%
 // more instructions), not in exact mode or iterative deepening (their set is not a table of
-// hashes), not while the self-check samples transitions, and not for models whose new states need more than invariants and constraints judged (scenarios,
-// refinement).
+// hashes), not while the self-check samples transitions, and not for models whose new states need
+// more than invariants and constraints judged (scenarios, refinement). A model whose invariants
+// cost more than a miss to memory pays for judging the successors that turn out seen; measured
+// only on TwoPhase (docs/performance.md).
 func (s *search) deferring() bool {
 	return s.defers && s.visited.large() && !s.opts.Exact && s.visited.depths == nil && s.checked >= s.limit && len(s.scenarios.list) == 0 &&
 		len(s.mc.Def.Refinements) == 0

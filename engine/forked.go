@@ -19,8 +19,9 @@ import (
 //
 // The search's part is half, rounded up: with both putting their visited lookups off
 // (deferred.go) their runs cost the same, and TwoPhase RM=9 took 19.3-19.8 s split so against
-// 19.7-20.7 s with a tenth more for the search and 19.9 s with a tenth less. The state expanded next is the first new successor, so once the search has found one, in its own
-// part or among the helper's records, it posts that state at once (ahead), and the helper starts
+// 19.7-20.7 s with a tenth more for the search and 19.9 s with a tenth less. The state expanded
+// next is the first new successor, so once the search has found one, in its own part or among
+// the helper's records, it posts that state at once (ahead), and the helper starts
 // on it as soon as it is done with this one: jobs alternate between two buffers. The
 // helper's part is found anew for each state: taking events one at a time from a shared counter
 // cost more in moving the counter between cores than it balanced. One helper, not one per core: a

@@ -292,9 +292,10 @@ func (p *parallel) merge(c *chunk, cur, next *level, depth int) (stopped, redo b
 		return false, true, nil
 	}
 	push := func(idx int32, st State) { next.push(idx, depth+1, st) }
+	prefetching := s.defers && s.visited.large() // deferred.go
 	for ri := range c.recs {
-		if ahead := ri + mergeAhead; ahead < len(c.recs) && !c.recs[ahead].seen && s.defers && s.visited.large() {
-			prefetch(s.visited.slot(c.recs[ahead].hash)) // deferred.go
+		if ahead := ri + mergeAhead; prefetching && ahead < len(c.recs) && !c.recs[ahead].seen {
+			prefetch(s.visited.slot(c.recs[ahead].hash))
 		}
 		r := &c.recs[ri]
 		i := int(r.state)

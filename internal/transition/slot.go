@@ -107,6 +107,10 @@ func lookup() Context {
 	return nil
 }
 
+// Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
+// watchdog reads it to tell a call that never returns from a long check or replay.
+func (s *Slot) Calls() uintptr { return atomic.LoadUintptr(&s.calls) }
+
 // Begin records the handler run s begins: the trail index of its state, the event and the
 // attempt (engine.Position).
 func (s *Slot) Begin(state int64, event, attempt int) {

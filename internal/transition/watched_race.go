@@ -12,9 +12,5 @@ func (s *Slot) Enter() { atomic.AddUintptr(&s.calls, 1) }
 // Leave marks the end of a call into user code on s.
 func (s *Slot) Leave() { atomic.AddUintptr(&s.calls, 1) }
 
-// Calls returns s's counter: odd while user code runs, and changed by every call. A worker's
-// watchdog reads it to tell a call that never returns from a long check or replay.
-func (s *Slot) Calls() uintptr { return atomic.LoadUintptr(&s.calls) }
-
 // write stores v at p, which the watchdog reads (Run).
 func (s *Slot) write(p *uintptr, v uintptr) { atomic.StoreUintptr(p, v) }
