@@ -93,10 +93,11 @@ func (s *search) resolve(emit func(int32, State)) {
 
 // resolve looks up the successors whose lookups waited, marking those the visited set has as
 // seen: the search's merge then passes them by. A breadth-first worker resolves a chunk's at its
-// end (the lookups of its last states wait the least), the depth-first helper its part's.
+// end (the lookups of its last states wait the least), the depth-first helper a state's.
 func (w *bfsWorker) resolve(c *chunk) {
 	for _, i := range w.later {
 		if r := &c.recs[i]; w.p.s.visited.seen(r.hash) {
+			w.judged.add(r.hash)
 			r.seen = true
 		}
 	}

@@ -6,78 +6,103 @@ import (
 	"sync/atomic"
 )
 
-// Depth-first search on two cores. A depth-first search expands its states one after another:
-// which state comes next depends on what expanding the one before found new. So the work it shares
-// is inside one state. The search hands the state to a helper, which has its own instance of the
-// model (Options.Build) and machine on the search's pool, as parallel.go's workers have. Both find
-// the state's enabled events; the search runs the first part of them as it always does, while the
-// helper runs the rest, each handler with every Choose combination, and records, as a parallel.go
-// worker does, what the sequential search would do with each run. Then the search takes the
-// helper's records in event order and does with each exactly that (parallel.take: visited set,
-// trail, counts, reports, the stack). The result is the sequential search's: the same states in
-// the same order, the same depth, first violation and trace.
+// Depth-first search on two cores. A depth-first search takes its states from the top of a stack:
+// which state comes next depends on what expanding the one before found new. But what expanding a
+// state finds (its enabled events, every handler run with every Choose combination, each
+// successor's capture, hash and verdicts) does not depend on when it is expanded; only which
+// successors are new does. So a helper, with its own instance of the model (Options.Build) and
+// machine on the search's pool, as parallel.go's workers have, expands states that wait on the
+// stack, near its top, ahead of the search, and records, as a parallel.go worker does, what the
+// sequential search would do with each run (a job). When the search pops a state with a job, it
+// does with the job's records exactly that (parallel.take: the visited lookups, trail, counts,
+// reports and the new successors pushed), which costs a fraction of expanding it; a state without
+// one it expands itself, as it always does. The result is the sequential search's: the same states
+// in the same order, the same depth, first violation and trace.
 //
-// The search's part is half, rounded up: with both putting their visited lookups off
-// (deferred.go) their runs cost the same, and TwoPhase RM=9 took 19.3-19.8 s split so against
-// 19.7-20.7 s with a tenth more for the search and 19.9 s with a tenth less. The state expanded
-// next is the first new successor, so once the search has found one, in its own part or among
-// the helper's records, it posts that state at once (ahead), and the helper starts
-// on it as soon as it is done with this one: jobs alternate between two buffers. The
-// helper's part is found anew for each state: taking events one at a time from a shared counter
-// cost more in moving the counter between cores than it balanced. One helper, not one per core: a
-// state has a handful of enabled events, and with more helpers than that they would only wait.
-//
-// When the search wants the records of a job the helper has not started (it sleeps, or another
-// process has its core), it takes the job back and runs the helper's part itself; and either
-// goroutine, waiting for the other, spins only so long before it sleeps. With one of two cores
-// kept busy by another process, spinning without that bound made the search 3.6x slower with the
-// helper than without (TwoPhase RM=8: 22.2 s against 6.2 s); now 8.4 s against 7.4 s.
-//
-// The search takes the helper's records in the order the helper made them, state after state, so
-// the helper keeps track of the successors it handed over as a parallel.go worker does (judged).
-//
-// Events are shared once the self-check has sampled its transitions and while no capture has met
-// a package-level variable (a capture that meets one, in either part, stops the helper, and the
-// search runs the rest of the state itself); so does a helper that finds other events enabled than
-// the search did, or an enabling condition failing. From the first state shared until the helper stops, Options.Concurrent
-// is on and Options.Begin is not called, as in parallel.go and for the same reasons: the search's
-// own runs are recorded in its machine's slot, where a watchdog finds the one that hangs, and a
-// crash is traced by searching again on one goroutine. A runtime.Goexit in the model's code ends
-// the search's goroutine with the run the sequential search would have ended in published.
+// Which states: while the search expands one, the helper expands the states just under it. Half
+// the states TwoPhase's search expands have no new successor, and then the one just under is
+// next; the others' successors go on top and that state waits, its job with it. The search posts
+// a job for each of the top offerReach states that has none, while fewer than queueDepth wait
+// for the helper, which takes the one highest on the stack first. A job the helper has not started
+// when the search pops its state (the helper sleeps, or another process has its core) the search
+// takes back and expands the state itself. The state after one with new successors is the first
+// of them, which no one has expanded: the search expands it itself, so it does at least half of
+// TwoPhase's states (TwoPhase RM=8: the helper did 43%, and the search waited for it at 7% of
+// its pops). Chaining a job for the first successor the helper took for new, so the helper
+// would run ahead down that path, was tried and not kept: the search then caught up with the
+// helper and waited for it at 22% of its pops (docs/performance.md).
 
-// A forked search's helper and the state it helps with.
+// A job's records may be merged long after later jobs' (its state waited under others), so the
+// helper's cache of successors (judged) keeps only those it found in the visited set, never those
+// it handed over, as a breadth-first worker, whose chunks are merged in the order it made them,
+// does.
+//
+// States are shared once the self-check has sampled its transitions and while no capture has met
+// a package-level variable (a capture that meets one, in either machine, stops the helper, its
+// jobs are dropped and the search expands every state itself from then on). From the first job
+// until the helper stops, Options.Concurrent is on and Options.Begin is not called, as in
+// parallel.go and for the same reasons: the search's own runs are recorded in its machine's slot,
+// where a watchdog finds the one that hangs, and a crash is traced by searching again on one
+// goroutine. A runtime.Goexit in the model's code, in the helper, is recorded and replayed on the
+// search's goroutine when the search merges that record (parallel.goexit).
+
+// A forked search's helper and the jobs it is given.
 //
 // What the search writes, what the helper writes and what both change are on cache lines of their
-// own: a line written by one core and read by the other, which spins on it, moves between them at
-// every write, and fields of the other side on it with it.
+// own: a line written by one core and read by the other moves between them at every write, and
+// fields of the other side on it with it.
 type forked struct {
 	p    *parallel
 	h    *bfsWorker // the helper's machine
 	off  bool       // sharing is out for this search
 	on   bool       // the helper runs: Options.Concurrent is on
 	quit atomic.Bool
-	// Jobs alternate between two buffers, so the search can post the next state while the
-	// helper still works on this one's part (ahead).
-	jobs [2]job
-	_    cacheLinePad
 	// The search's.
-	posted atomic.Uint64 // the last job posted: a count of states shared
-	job    uint64        // the search's copy of posted
-	cur    uint64        // the job of the state being expanded
+	posted []*job // jobs whose states are on the stack, by stack position, lowest first
+	spare  []*job
+	back   []*job // jobs merged or taken back, until the helper has passed them in the queue
+	head   uint64 // the search's copy of tip
+	queue  [queueSize]*job
 	_      cacheLinePad
-	// The helper's.
-	done atomic.Uint64 // the last job the helper finished
-	last uint64        // the last job it saw
-	_    cacheLinePad
-	// taken is the last job the helper took, or the search took back to do itself (the helper had
-	// not started it: it sleeps, or another process has its core).
-	taken   atomic.Uint64
-	_       cacheLinePad
-	idle    sleeper // the helper, when it waits for a job
-	_       cacheLinePad
-	waiting sleeper // the search, when it waits for the helper's records
+	tip    atomic.Uint64 // jobs posted: queue[n%queueSize] is the nth
+	_      cacheLinePad
+	tail   atomic.Uint64 // jobs the helper took from the queue
+	_      cacheLinePad
+	idle   sleeper // the helper, when it waits for a job
+	_      cacheLinePad
+	// the search, when it waits for a job the helper works on
+	waiting sleeper
 	_       cacheLinePad
 }
+
+// A job is a state on the stack the helper expands: what it is, written by the search before it
+// posts the job, and what the helper found, written by the helper until it marks the job done.
+type job struct {
+	state atomic.Uint32 // jobPosted, jobTaken, jobBack or jobDone
+	seq   uint64        // its place in the queue
+	pos   int           // its state's position on the stack
+	idx   int32         // the state's trail index; c.ids is the state
+	c     chunk         // the records
+}
+
+const (
+	jobPosted = iota
+	jobTaken  // by the helper
+	jobBack   // by the search, which expands the state itself
+	jobDone
+)
+
+const (
+	// offerReach is how far under the top of the stack the search looks for states to post.
+	offerReach = 8
+	// queueDepth is how many jobs may wait for the helper: one to start on when it is done with
+	// the one under way, and one more.
+	queueDepth = 2
+	// queueSize bounds queueDepth.
+	queueSize = 4
+	// maxPosted bounds the jobs whose states wait on the stack, and so their records' memory.
+	maxPosted = 1024
+)
 
 // A sleeper is a goroutine that sleeps after spinning too long for another to change something:
 // it says it sleeps, looks once more, and sleeps; the other changes the thing and then looks for a
@@ -111,22 +136,12 @@ func (z *sleeper) await(ready func() bool) {
 
 // wake wakes the sleeper, if it sleeps.
 func (z *sleeper) wake() {
-	if z.on.CompareAndSwap(true, false) {
+	if z.on.Load() && z.on.CompareAndSwap(true, false) {
 		select {
 		case z.ch <- struct{}{}:
 		default: // a wake-up is pending already (the sleeper found it need not sleep)
 		}
 	}
-}
-
-// A job is a state shared: what it is about, written by the search before it posts the job, and
-// what the helper found, written by the helper until it marks the job done.
-type job struct {
-	idx     int32 // the state's trail index; c.ids is the state
-	enabled []int // the events enabled in the state
-	failed  bool  // an enabling condition failed in the helper
-	from    int   // where the helper's part of them starts
-	c       chunk // its records
 }
 
 const (
@@ -151,15 +166,14 @@ func (s *search) fork() *forked {
 
 func (f *forked) s() *search { return f.p.s }
 
-// use reports whether the next state is shared, starting the helper the first time.
+// use reports whether states are shared, starting the helper the first time.
 func (f *forked) use() bool {
 	if f == nil || f.off {
 		return false
 	}
 	s := f.s()
 	if s.mc.globals {
-		f.off = true
-		f.close()
+		f.discard()
 		return false
 	}
 	if s.checked < s.limit {
@@ -179,6 +193,7 @@ func (f *forked) start() bool {
 		return false
 	}
 	f.h = workers[0]
+	f.h.unordered = true
 	f.on = true
 	if c := f.s().opts.Concurrent; c != nil {
 		c(true)
@@ -210,82 +225,116 @@ func (f *forked) close() {
 	}
 }
 
-// begin says the search expands the state st at trail index idx: the helper gets it now, unless
-// it got it ahead.
-func (f *forked) begin(idx int32, st State) {
-	if f.job > f.cur {
-		if f.jobs[f.job%2].idx == idx {
-			f.cur = f.job
-			return
-		}
-		// Posted ahead for a state the search does not expand next after all: its records
-		// will not be merged, so the successors it handed over were not.
-		if !f.takeBack(f.job) {
-			f.wait(f.job)
-			clear(f.h.judged[:])
-		}
-	}
-	f.post(idx, st)
-	f.cur = f.job
+// discard stops the helper for the rest of the search and drops its jobs: the search expands
+// their states itself.
+func (f *forked) discard() {
+	f.off = true
+	f.close()
+	f.posted = nil
 }
 
-// ahead posts the state st at trail index idx, which the search will expand right after the
-// current one, while the helper may still be at work on the current one's part.
-func (f *forked) ahead(idx int32, st State) {
-	if f.job > f.cur || !f.on {
+// offer posts jobs for the top offerReach states of the stack that have none, while the helper
+// has room for them in its queue. States at maxDepth or deeper are not expanded, and not posted.
+func (f *forked) offer(stack *frontier, maxDepth int) {
+	if !f.use() {
 		return
 	}
-	f.post(idx, st)
+	k := len(f.posted)
+	for pos := stack.len() - 1; pos >= max(0, stack.len()-offerReach); pos-- {
+		if f.head-f.tail.Load() >= queueDepth || len(f.posted) >= maxPosted {
+			return
+		}
+		for k > 0 && f.posted[k-1].pos > pos {
+			k--
+		}
+		if k > 0 && f.posted[k-1].pos == pos {
+			continue
+		}
+		idx, depth, st := stack.at(pos)
+		if maxDepth > 0 && depth >= maxDepth {
+			continue
+		}
+		j := f.job()
+		j.pos, j.idx, j.c.ids = pos, idx, append(j.c.ids, st...)
+		f.posted = slices.Insert(f.posted, k, j)
+		f.post(j)
+	}
 }
 
-// post hands the helper the state st at trail index idx as the next job. Its buffer is the one of
-// the job before the current one, which the search has merged.
-func (f *forked) post(idx int32, st State) {
-	j := &f.jobs[(f.job+1)%2]
-	j.c.reset()
-	j.idx, j.c.ids = idx, append(j.c.ids, st...)
-	f.job++
-	f.posted.Store(f.job)
+// job returns an empty job.
+func (f *forked) job() *job {
+	for len(f.back) > 0 && f.tail.Load() > f.back[0].seq {
+		f.spare = append(f.spare, f.back[0])
+		f.back = f.back[1:]
+	}
+	if n := len(f.spare); n > 0 {
+		j := f.spare[n-1]
+		f.spare = f.spare[:n-1]
+		j.c.reset()
+		return j
+	}
+	return &job{}
+}
+
+// post puts job j in the helper's queue.
+func (f *forked) post(j *job) {
+	j.seq = f.head
+	j.state.Store(jobPosted)
+	f.queue[f.head%queueSize] = j
+	f.head++
+	f.tip.Store(f.head)
 	f.idle.wake()
 }
 
-// wait waits until the helper has done job n.
-func (f *forked) wait(n uint64) {
-	f.waiting.await(func() bool { return f.done.Load() >= n })
+// claim returns the job of the state at stack position pos, just popped, or nil.
+func (f *forked) claim(pos int) *job {
+	if f == nil {
+		return nil
+	}
+	if n := len(f.posted); n > 0 && f.posted[n-1].pos == pos {
+		j := f.posted[n-1]
+		f.posted = f.posted[:n-1]
+		return j
+	}
+	return nil
 }
 
-// takeBack takes job n from the helper, unless it has started it: the search then does the
-// helper's part itself, rather than wait for a helper that sleeps or has no core.
-func (f *forked) takeBack(n uint64) bool { return f.taken.CompareAndSwap(n-1, n) }
-
-// part returns where the helper's part of n enabled events starts: after half, rounded up.
-func part(n int) int { return (n + 1) / 2 }
-
-// join waits for the helper to finish the job and does with its records, in order, what the
-// sequential search would have; new successors go to emit. It returns the index of the first
-// enabled event the search must run itself after all (len(enabled) when none): the helper found
-// other events enabled than the search did, or an enabling condition failed there (the model's
-// enabling conditions are not a function of its state), or a capture met a package-level variable.
-// Then the helper stops (discard).
-func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
-	if f.takeBack(f.cur) {
-		return part(len(enabled)), nil
+// take does with job j's records, in order, what the sequential search would have done expanding
+// its state; new successors go to emit. It reports false when the search must expand the state
+// itself: j is nil, the helper had not started it, or sharing stopped (a capture met a
+// package-level variable).
+func (f *forked) take(j *job, emit func(int32, State)) (bool, error) {
+	if j == nil {
+		return false, nil
 	}
-	f.wait(f.cur)
-	s, j := f.s(), &f.jobs[f.cur%2]
-	if j.failed || !slices.Equal(j.enabled, enabled) {
-		f.discard()
-		return part(len(enabled)), nil
+	if j.state.CompareAndSwap(jobPosted, jobBack) {
+		f.back = append(f.back, j)
+		return false, nil
 	}
+	f.waiting.await(func() bool { return j.state.Load() == jobDone })
+	defer func() { f.back = append(f.back, j) }()
+	s := f.s()
 	if j.c.globals || s.mc.globals {
 		// Both instances share the variable: what the helper found while the search ran may
 		// not be what one instance finds.
 		f.discard()
-		return j.from, nil
+		return false, nil
+	}
+	if s.defers && s.visited.large() {
+		for ri := range j.c.recs {
+			if r := &j.c.recs[ri]; r.kind == recRun && !r.seen {
+				prefetch(s.visited.slot(r.hash))
+			}
+		}
 	}
 	f.p.exit = Position{State: -1}
 	for ri := range j.c.recs {
-		stopped, err := f.p.take(&j.c, &j.c.recs[ri], j.idx, s.depth, emit)
+		r := &j.c.recs[ri]
+		if r.kind == recEnd {
+			s.expanded()
+			break
+		}
+		stopped, err := f.p.take(&j.c, r, j.idx, s.depth, emit)
 		if f.p.exit.State >= 0 {
 			// The model's code called runtime.Goexit in the helper where the sequential search
 			// would have run it: end this goroutine as it would have.
@@ -293,95 +342,82 @@ func (f *forked) join(enabled []int, emit func(int32, State)) (int, error) {
 			f.p.goexit()
 		}
 		if stopped || err != nil {
-			return len(enabled), err
+			return true, err
 		}
 	}
-	return len(enabled), nil
+	return true, nil
 }
 
-// discard stops the helper for the rest of the search, once it is done with its jobs, whose
-// records are not merged: its later records could count on successors it handed over in these
-// (judged), which would then be missing from the visited set.
-func (f *forked) discard() {
-	f.off = true
-	f.close()
-}
-
-// unwinding is deferred by the search around its own part of a shared state, with returned set
-// when that part returned: if it did not, the model's code called runtime.Goexit there (or our
-// code panicked), and the search's goroutine ends with the run it was in, which is the one the
-// sequential search would have ended in, published by close once the helper stopped.
-func (f *forked) unwinding(returned *bool) {
-	if !*returned {
-		f.close()
-	}
-}
-
-// help is the helper's goroutine: it does its part of every job until the search is over.
+// help is the helper's goroutine: it expands the states of the jobs it is given until the search
+// is over.
 func (f *forked) help() {
 	defer f.p.wg.Done()
-	working := false
+	var cur *job
 	defer func() {
-		if !working {
+		if cur == nil {
 			return
 		}
 		// A panic of ours, or the model's code called runtime.Goexit: the records say which,
 		// and another goroutine takes this one's place.
-		f.h.unwound(&f.jobs[f.last%2].c, recover())
-		f.finished(f.last)
+		f.h.unwound(&cur.c, recover())
+		f.finished(cur)
 		f.p.wg.Add(1)
 		go f.help()
 	}()
-	for f.next() {
-		working = true
-		f.part(&f.jobs[f.last%2])
-		working = false
-		f.finished(f.last)
+	for {
+		j := f.next()
+		if j == nil {
+			return
+		}
+		cur = j
+		f.expand(j)
+		cur = nil
+		f.finished(j)
 	}
 }
 
-// part finds the events enabled in job j's state, as the search does, and expands the helper's
-// part of them, recording what it found.
-func (f *forked) part(j *job) {
+// expand expands job j's state as a parallel.go worker expands one of a chunk's.
+func (f *forked) expand(j *job) {
 	w := f.h
-	w.state = 0
-	j.enabled, j.failed = j.enabled[:0], false
-	if err := w.mc.Load(State(j.c.ids)); err != nil {
-		j.c.recs = append(j.c.recs, record{kind: recErr, err: err})
-		return
-	}
-	enabled, fail := w.mc.enabledLive(j.enabled)
-	if j.enabled, j.failed = enabled, fail != nil; j.failed {
-		return // the search finds it too, or runs the helper's part itself (join)
-	}
-	j.from = part(len(enabled))
-	w.later = w.later[:0]
-	w.mc.hasher.from(State(j.c.ids), w.mc.pool)
-	for _, ei := range enabled[j.from:] {
-		if !w.event(&j.c, j.idx, State(j.c.ids), ei) {
-			return
-		}
+	w.state, w.later = 0, w.later[:0]
+	if w.expand(&j.c, j.idx, State(j.c.ids)) {
+		j.c.recs = append(j.c.recs, record{kind: recEnd})
 	}
 	w.resolve(&j.c)
 }
 
-// next waits for a job and takes it; false when the search is over.
-func (f *forked) next() bool {
+// next waits for a job and takes it; nil when the search is over. Of the jobs waiting, it takes
+// the one whose state is highest on the stack: the search pops that one first.
+func (f *forked) next() *job {
 	for {
-		f.idle.await(func() bool { return f.posted.Load() > f.last || f.quit.Load() })
+		n := f.tail.Load()
+		f.idle.await(func() bool { return f.tip.Load() > n || f.quit.Load() })
 		if f.quit.Load() {
-			return false // a job posted ahead is not merged after close
+			return nil
 		}
-		f.last++
-		if f.taken.CompareAndSwap(f.last-1, f.last) {
-			return true
+		tip := f.tip.Load()
+		var best *job
+		for i := n; i < tip; i++ {
+			if j := f.queue[i%queueSize]; j.state.Load() == jobPosted && (best == nil || j.pos > best.pos) {
+				best = j
+			}
 		}
-		// The search took it back.
+		if best != nil && !best.state.CompareAndSwap(jobPosted, jobTaken) {
+			best = nil // the search took it back
+		}
+		// The helper reads no job before tail again: the search may use those again.
+		for n < tip && f.queue[n%queueSize].state.Load() != jobPosted {
+			n++
+		}
+		f.tail.Store(n)
+		if best != nil {
+			return best
+		}
 	}
 }
 
-// finished marks the helper's job n done, waking the search if it sleeps.
-func (f *forked) finished(n uint64) {
-	f.done.Store(n)
+// finished marks job j done, waking the search if it waits for it.
+func (f *forked) finished(j *job) {
+	j.state.Store(jobDone)
 	f.waiting.wake()
 }

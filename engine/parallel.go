@@ -398,18 +398,21 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 
 // A bfsWorker expands chunks with its own machine.
 type bfsWorker struct {
-	p       *parallel
-	mc      *Machine
-	exact   bool
-	enabled []int
-	prefix  []int
-	next    State
-	before  []any
-	state   int32 // the state being expanded, in its chunk
-	run     Position
-	inRun   bool
-	judging bool  // checking what the last run left
-	running []int // the Choose values the run under way began with
+	p     *parallel
+	mc    *Machine
+	exact bool
+	// unordered: the search merges the worker's records in another order than it made them
+	// (forked.go), so judged keeps only successors found in the visited set.
+	unordered bool
+	enabled   []int
+	prefix    []int
+	next      State
+	before    []any
+	state     int32 // the state being expanded, in its chunk
+	run       Position
+	inRun     bool
+	judging   bool  // checking what the last run left
+	running   []int // the Choose values the run under way began with
 	// judged remembers the hashes of successors the worker found in the visited set or handed
 	// over for it. A worker takes chunks in order, and the search merges them in order, so by the
 	// time the search reaches a later successor with one of these hashes, the earlier one is in
@@ -584,12 +587,15 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 			r.seen = true
 			return true
 		}
-		w.judged.add(r.hash)
+		if !w.unordered {
+			w.judged.add(r.hash)
+		}
 		if w.p.s.defers && w.p.s.visited.largeSeen() {
 			// Looked up once the state's runs are done (deferred.go).
 			w.p.s.visited.prefetchSeen(r.hash)
 			w.later = append(w.later, len(c.recs))
 		} else if w.p.s.visited.seen(r.hash) {
+			w.judged.add(r.hash)
 			r.seen = true
 			return true
 		}

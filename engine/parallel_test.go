@@ -122,7 +122,7 @@ func TestParallelSameResult(t *testing.T) {
 		}
 	}
 	// On one core the depth-first search's helper runs only when the search waits for it, so the
-	// search mostly takes its part back (forked.takeBack), and sometimes not.
+	// search mostly takes its jobs back (forked.take), and sometimes not.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, c := range models {
 		c.opts.Search = "dfs"
@@ -246,8 +246,8 @@ func resultDiff(want, got *Result) string {
 // run its members again on the search's goroutine): the worker process reports that run, and the
 // coordinator traces it.
 func TestParallelGoexit(t *testing.T) {
-	// Depth-first, y's event is in the search's part of a state's events and z's in the helper's
-	// (forked.go).
+	// Depth-first, the state whose run calls Goexit is expanded by the helper or by the search,
+	// as the two goroutines' timing has it (forked.go): either way the search ends alike.
 	// A Goexit in an enabling condition or an invariant publishes the run the sequential search
 	// published last.
 	var cases []struct{ search, kind string }

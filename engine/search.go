@@ -51,7 +51,7 @@ type search struct {
 	// scenarios are the model's, followed on every state stored (scenario.go).
 	scenarios *scenarios
 	score     []int // best-first: the score of the state being expanded (best.go)
-	// forked is a depth-first search's helper, which runs a part of each state's events
+	// forked is a depth-first search's helper, which expands states that wait on the stack
 	// (forked.go).
 	forked *forked
 	later  deferred // successors whose visited lookup waits for its cache line (deferred.go)
@@ -265,13 +265,8 @@ func (s *search) depthFirst(start State) error {
 	stack, succ := newFrontier(len(start)), newFrontier(len(start))
 	defer func() { stack.free(); succ.free() }()
 	stack.push(0, 0, start)
-	emit := func(idx int32, st State) {
-		// The first new successor is the state expanded next: the helper may start on it.
-		if succ.len() == 0 && s.forked != nil && (s.opts.MaxDepth == 0 || s.depth+1 < s.opts.MaxDepth) {
-			s.forked.ahead(idx, st)
-		}
-		succ.push(idx, s.depth+1, st)
-	}
+	emit := func(idx int32, st State) { succ.push(idx, s.depth+1, st) }
+	f := s.forked
 	bounded := false
 	for stack.len() > 0 && !s.stop {
 		// st lies in memory the stack no longer holds: nothing is pushed until it is expanded.
@@ -280,9 +275,15 @@ func (s *search) depthFirst(start State) error {
 			bounded = true
 			continue
 		}
+		// The helper expands the states under this one meanwhile (forked.go).
+		f.offer(stack, s.opts.MaxDepth)
 		succ.reset()
 		s.depth = depth
-		if err := s.expand(idx, st, emit); err != nil {
+		helped, err := f.take(f.claim(stack.len()), emit)
+		if err == nil && !helped {
+			err = s.expand(idx, st, emit)
+		}
+		if err != nil {
 			return err
 		}
 		// Push in reverse, so the first event's successor is explored first.
@@ -318,23 +319,11 @@ func (s *search) tick(depth, frontier int) {
 // combination, records each new successor, checks it, and hands those to be explored to emit.
 func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 	mc := s.mc
-	f := s.forked
-	shared := f.use()
-	if shared {
-		f.begin(idx, st) // the helper finds the enabled events too, and runs the later ones
-	}
 	// Evaluate every enabling condition on one load of the state: a disabled event then costs
 	// no restore.
 	enabled, fail, err := mc.enabledIn(s.enabled[:0], st)
 	s.enabled = enabled
-	switch {
-	case err != nil || fail != nil:
-		if shared {
-			f.discard()
-		}
-	case shared:
-		err = s.shared(idx, st, enabled, emit)
-	default:
+	if err == nil && fail == nil {
 		err = s.events(idx, st, enabled, emit)
 	}
 	s.resolve(emit)
@@ -350,26 +339,6 @@ func (s *search) expand(idx int32, st State, emit func(int32, State)) error {
 		s.violation(idx, nil, v)
 	}
 	return nil
-}
-
-// shared runs the first part of the enabled events of the state st at trail index idx while the
-// helper runs the rest, then takes the helper's records (forked.go).
-func (s *search) shared(idx int32, st State, enabled []int, emit func(int32, State)) error {
-	f := s.forked
-	returned := false
-	defer f.unwinding(&returned)
-	err := s.events(idx, st, enabled[:part(len(enabled))], emit)
-	returned = true
-	s.resolve(emit) // before the helper's part
-	if err != nil || s.stop {
-		f.discard()
-		return err
-	}
-	from, err := f.join(enabled, emit)
-	if err == nil && !s.stop {
-		err = s.events(idx, st, enabled[from:], emit)
-	}
-	return err
 }
 
 // events runs the events of enabled on the state st at trail index idx with every Choose
