@@ -96,7 +96,7 @@ func (s *search) resolve(emit func(int32, State)) {
 // end (the lookups of its last states wait the least), the depth-first helper a state's.
 func (w *bfsWorker) resolve(c *chunk) {
 	for _, i := range w.later {
-		if r := &c.recs[i]; w.p.s.visited.seen(r.hash) {
+		if r := &c.recs[i]; w.visited.seen(r.hash) {
 			w.judged.add(r.hash)
 			r.seen = true
 		}

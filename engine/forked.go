@@ -57,6 +57,7 @@ type forked struct {
 	off  bool       // sharing is out for this search
 	on   bool       // the helper runs: Options.Concurrent is on
 	quit atomic.Bool
+	_    cacheLinePad
 	// The search's.
 	posted []*job // jobs whose states are on the stack, by stack position, lowest first
 	spare  []*job

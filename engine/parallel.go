@@ -52,7 +52,9 @@ type parallel struct {
 	workers []*bfsWorker
 	todo    chan *chunk
 	spare   []*chunk
-	halt    atomic.Bool // the level is over: leave the rest of the chunk
+	_       cacheLinePad
+	halt    atomic.Bool // the level is over: leave the rest of the chunk; read at every state
+	_       cacheLinePad
 	wg      sync.WaitGroup
 	off     bool     // workers are out for this search
 	exit    Position // the run where a merged record says the model called runtime.Goexit
@@ -118,7 +120,8 @@ func (p *parallel) machines(k int) ([]*bfsWorker, bool) {
 		if err != nil || !slices.Equal(init, s.init) || mc.globals {
 			return nil, false // a builder that is not a function of its parameters, say
 		}
-		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, judged: new(recentHashes)})
+		workers = append(workers, &bfsWorker{p: p, mc: mc, exact: s.opts.Exact, defers: s.defers, scenarios: len(s.scenarios.list) > 0,
+			visited: s.visited, judged: new(recentHashes)})
 	}
 	s.visited.readers = true
 	return workers, true
@@ -404,6 +407,10 @@ type bfsWorker struct {
 	// unordered: the search merges the worker's records in another order than it made them
 	// (forked.go), so judged keeps only successors found in the visited set.
 	unordered bool
+	// The search's, read at every run: copied here, off the cache lines the search writes.
+	defers    bool
+	scenarios bool
+	visited   *visited
 	enabled   []int
 	prefix    []int
 	next      State
@@ -423,7 +430,7 @@ type bfsWorker struct {
 	// visited table's.
 	judged *recentHashes
 	later  []int    // the records of the state's runs whose lookups wait (deferred.go)
-	_      [40]byte // 256 bytes in all (padded.go)
+	_      [32]byte // 256 bytes in all (padded.go)
 }
 
 // recentHashes is a small direct-mapped set of hashes: a newer hash takes an older one's slot.
@@ -590,11 +597,11 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		if !w.unordered {
 			w.judged.add(r.hash)
 		}
-		if w.p.s.defers && w.p.s.visited.largeSeen() {
+		if w.defers && w.visited.largeSeen() {
 			// Looked up once the state's runs are done (deferred.go).
-			w.p.s.visited.prefetchSeen(r.hash)
+			w.visited.prefetchSeen(r.hash)
 			w.later = append(w.later, len(c.recs))
-		} else if w.p.s.visited.seen(r.hash) {
+		} else if w.visited.seen(r.hash) {
 			w.judged.add(r.hash)
 			r.seen = true
 			return true
@@ -605,7 +612,7 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 || len(mc.Def.Bounds) > 0 {
 		r.inv, r.cut = w.stateVerdict()
 	}
-	if r.inv == nil && len(w.p.s.scenarios.list) > 0 {
+	if r.inv == nil && w.scenarios {
 		r.scOff = uint32(len(c.scen))
 		for i := range mc.Def.Scenarios {
 			c.scen = append(c.scen, mc.evalScenario(&mc.Def.Scenarios[i]))

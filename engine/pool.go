@@ -19,10 +19,14 @@ import (
 // Choose values).
 type pool struct {
 	shards [poolShards]poolShard
-	dir    atomic.Pointer[[]*poolSegment] // id>>segmentBits -> the segment holding that id
-	grow   sync.Mutex                     // held while a segment is added
-	n      atomic.Uint32                  // ids handed out
-	bytes  atomic.Int64                   // of all encodings
+	// dir is read at every entry, by every machine: a line of its own, away from the counts
+	// an intern writes (padded.go).
+	_     cacheLinePad
+	dir   atomic.Pointer[[]*poolSegment] // id>>segmentBits -> the segment holding that id
+	_     cacheLinePad
+	grow  sync.Mutex    // held while a segment is added
+	n     atomic.Uint32 // ids handed out
+	bytes atomic.Int64  // of all encodings
 }
 
 const (

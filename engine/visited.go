@@ -12,12 +12,16 @@ import (
 // (parallel.go): slots are written atomically, the table in use is published atomically, and a
 // table outgrown meanwhile stays mapped until settle, when no worker runs.
 type visited struct {
-	table   []uint64 // 0 marks an empty slot; a hash of 0 is stored as 1
-	n       int
-	exact   map[string]struct{}
-	current atomic.Pointer[[]uint64] // table, for seen
-	retired [][]uint64               // tables grown out of while readers may hold them
-	readers bool                     // seen may be running on other goroutines
+	table []uint64 // 0 marks an empty slot; a hash of 0 is stored as 1
+	n     int
+	exact map[string]struct{}
+	// current is table, for seen, on a cache line of its own: the adding goroutine writes n at
+	// every state, and a reader's line would move between the cores with it (padded.go).
+	_       cacheLinePad
+	current atomic.Pointer[[]uint64]
+	_       cacheLinePad
+	retired [][]uint64 // tables grown out of while readers may hold them
+	readers bool       // seen may be running on other goroutines
 	// depths, when set, makes add depth-aware for iterative deepening (deepen.go): a state is
 	// new again when found at a smaller depth than before. at is the depth of the states added.
 	depths map[string]int32
