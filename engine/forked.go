@@ -63,14 +63,18 @@ type forked struct {
 	spare  []*job
 	back   []*job // jobs merged or taken back, until the helper has passed them in the queue
 	head   uint64 // the search's copy of tip
-	queue  [queueSize]*job
-	_      cacheLinePad
-	tip    atomic.Uint64 // jobs posted: queue[n%queueSize] is the nth
-	_      cacheLinePad
-	tail   atomic.Uint64 // jobs the helper took from the queue
-	_      cacheLinePad
-	idle   sleeper // the helper, when it waits for a job
-	_      cacheLinePad
+	// tailSeen is tail as the search last read it: the helper writes tail at every job, and a
+	// read of the line then waits for the other core, so the search reads it only when
+	// tailSeen says the queue may be full or a job may be used again.
+	tailSeen uint64
+	queue    [queueSize]*job
+	_        cacheLinePad
+	tip      atomic.Uint64 // jobs posted: queue[n%queueSize] is the nth
+	_        cacheLinePad
+	tail     atomic.Uint64 // jobs the helper took from the queue
+	_        cacheLinePad
+	idle     sleeper // the helper, when it waits for a job
+	_        cacheLinePad
 	// the search, when it waits for a job the helper works on
 	waiting sleeper
 	_       cacheLinePad
@@ -242,7 +246,10 @@ func (f *forked) offer(stack *frontier, maxDepth int) {
 	}
 	k := len(f.posted)
 	for pos := stack.len() - 1; pos >= max(0, stack.len()-offerReach); pos-- {
-		if f.head-f.tail.Load() >= queueDepth || len(f.posted) >= maxPosted {
+		if f.head-f.tailSeen >= queueDepth {
+			f.tailSeen = f.tail.Load()
+		}
+		if f.head-f.tailSeen >= queueDepth || len(f.posted) >= maxPosted {
 			return
 		}
 		for k > 0 && f.posted[k-1].pos > pos {
@@ -264,7 +271,7 @@ func (f *forked) offer(stack *frontier, maxDepth int) {
 
 // job returns an empty job.
 func (f *forked) job() *job {
-	for len(f.back) > 0 && f.tail.Load() > f.back[0].seq {
+	for len(f.back) > 0 && f.tailSeen > f.back[0].seq {
 		f.spare = append(f.spare, f.back[0])
 		f.back = f.back[1:]
 	}
