@@ -67,7 +67,8 @@ type forked struct {
 	// read of the line then waits for the other core, so the search reads it only when
 	// tailSeen says the queue may be full or a job may be used again.
 	tailSeen uint64
-	queue    [queueSize]*job
+	_        cacheLinePad
+	queue    [queueSize]*job // written by the search at a post, read by the helper
 	_        cacheLinePad
 	tip      atomic.Uint64 // jobs posted: queue[n%queueSize] is the nth
 	_        cacheLinePad
@@ -82,12 +83,16 @@ type forked struct {
 
 // A job is a state on the stack the helper expands: what it is, written by the search before it
 // posts the job, and what the helper found, written by the helper until it marks the job done.
+//
+// The search reads pos at every post, so state, which both write, is on a line of its own.
 type job struct {
+	seq   uint64 // its place in the queue
+	pos   int    // its state's position on the stack
+	idx   int32  // the state's trail index; c.ids is the state
+	c     chunk  // the records
+	_     cacheLinePad
 	state atomic.Uint32 // jobPosted, jobTaken, jobBack or jobDone
-	seq   uint64        // its place in the queue
-	pos   int           // its state's position on the stack
-	idx   int32         // the state's trail index; c.ids is the state
-	c     chunk         // the records
+	_     cacheLinePad
 }
 
 const (
