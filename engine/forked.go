@@ -84,12 +84,15 @@ type forked struct {
 // A job is a state on the stack the helper expands: what it is, written by the search before it
 // posts the job, and what the helper found, written by the helper until it marks the job done.
 //
-// The search reads pos at every post, so state, which both write, is on a line of its own.
+// The search reads pos at every post, so what the helper writes (the records, and state, which
+// both write) is on other lines, whatever the job's alignment.
 type job struct {
+	_     cacheLinePad
 	seq   uint64 // its place in the queue
 	pos   int    // its state's position on the stack
 	idx   int32  // the state's trail index; c.ids is the state
-	c     chunk  // the records
+	_     cacheLinePad
+	c     chunk // the records
 	_     cacheLinePad
 	state atomic.Uint32 // jobPosted, jobTaken, jobBack or jobDone
 	_     cacheLinePad
