@@ -25,6 +25,7 @@ type State []uint32
 // own transition.Slot, so cmc.Choose in a handler finds the machine running it.
 type Machine struct {
 	Def    *cmc.Definition
+	out    Outcome // explore's
 	pool   *pool
 	enc    canon.Encoder
 	dec    canon.Decoder
@@ -254,8 +255,12 @@ func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int)
 // explore is Run for a search's own runs, which need each Choose's value and count but not its
 // line: Choose then skips finding its caller (runtime.Callers, several percent of a search of
 // AODV). A counterexample's trace is replayed with Run, which records every line.
-func (mc *Machine) explore(ev *cmc.Event, prefix []int) Outcome {
-	return mc.run(ev, prefix, nil, false, false)
+// Its Outcome is the machine's, valid until the next explore: returned by value, it was copied
+// on the stack with wide moves over the narrow stores that had just written it, a stalled load
+// that cost 2-4% of a depth-first search.
+func (mc *Machine) explore(ev *cmc.Event, prefix []int) *Outcome {
+	mc.out = mc.run(ev, prefix, nil, false, false)
+	return &mc.out
 }
 
 // run runs the handler with a run context set field by field: copying a whole runCtx cost 5% of

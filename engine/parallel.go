@@ -569,7 +569,7 @@ func (w *bfsWorker) event(c *chunk, idx int32, st State, ei int) bool {
 
 // successor captures and judges what one run left, into r. It returns false when the chunk
 // cannot go on.
-func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out Outcome) bool {
+func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out *Outcome) bool {
 	mc := w.mc
 	if r.fail = out.Failure; r.fail != nil {
 		return true
@@ -623,7 +623,7 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 
 func (w *bfsWorker) enabledLive() ([]int, *Failure) { return w.mc.enabledLive(w.enabled[:0]) }
 
-func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []int) Outcome {
+func (w *bfsWorker) runOnce(idx int32, ei, attempt int, ev *cmc.Event, prefix []int) *Outcome {
 	w.before = w.mc.CaptureStep()
 	w.run, w.inRun, w.running = Position{int64(idx), ei, attempt}, true, prefix
 	w.mc.slot.Begin(int64(idx), ei, attempt)

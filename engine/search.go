@@ -383,7 +383,7 @@ func (s *search) events(idx int32, st State, enabled []int, emit func(int32, Sta
 }
 
 // successor handles the state one handler run produced.
-func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out Outcome, before []any, emit func(int32, State)) error {
+func (s *search) successor(idx int32, st State, ei int, ev *cmc.Event, out *Outcome, before []any, emit func(int32, State)) error {
 	mc := s.mc
 	step := func() *pathStep { return &pathStep{event: ei, values: values(out.Points)} }
 	if f := out.Failure; f != nil {
