@@ -167,12 +167,15 @@ func (mc *Machine) capture(s State, comps []int) error {
 	roots := mc.roots[:0]
 	for _, i := range comps {
 		c := mc.Def.Components[i]
-		r := canon.Root{Name: c.Name, V: c.Root}
+		// Filled in place: a Root built on the stack and appended was copied with wide loads
+		// over the narrow stores that had just written it, a stalled load.
+		roots = append(roots, canon.Root{})
+		r := &roots[len(roots)-1]
+		r.Name, r.V = c.Name, c.Root
 		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
 			r.Unchanged = &lv.fp
 			s[i], mc.loaded[i] = lv.id, lv.id
 		}
-		roots = append(roots, r)
 	}
 	mc.roots = roots
 	err := mc.enc.EncodeComponents(roots, func(j int, b []byte) {
@@ -249,23 +252,26 @@ type Failure struct {
 // Run runs event ev's handler once on the live state. Choose calls return the values in prefix,
 // then 0 (or, when rnd is set, random values).
 func (mc *Machine) Run(ev *cmc.Event, prefix []int, noting bool, rnd func(n int) int) Outcome {
-	return mc.run(ev, prefix, rnd, noting, true)
+	var out Outcome
+	mc.run(&out, ev, prefix, rnd, noting, true)
+	return out
 }
 
 // explore is Run for a search's own runs, which need each Choose's value and count but not its
 // line: Choose then skips finding its caller (runtime.Callers, several percent of a search of
 // AODV). A counterexample's trace is replayed with Run, which records every line.
 // Its Outcome is the machine's, valid until the next explore: returned by value, it was copied
-// on the stack with wide moves over the narrow stores that had just written it, a stalled load
+// on the stack with wide loads over the narrow stores that had just written it, a stalled load
 // that cost 2-4% of a depth-first search.
 func (mc *Machine) explore(ev *cmc.Event, prefix []int) *Outcome {
-	mc.out = mc.run(ev, prefix, nil, false, false)
+	mc.run(&mc.out, ev, prefix, nil, false, false)
 	return &mc.out
 }
 
-// run runs the handler with a run context set field by field: copying a whole runCtx cost 5% of
-// a search of TwoPhase.
-func (mc *Machine) run(ev *cmc.Event, prefix []int, rnd func(n int) int, noting, sites bool) (out Outcome) {
+// run runs the handler, its outcome into out, with a run context set field by field: copying a
+// whole runCtx cost 5% of a search of TwoPhase.
+func (mc *Machine) run(out *Outcome, ev *cmc.Event, prefix []int, rnd func(n int) int, noting, sites bool) {
+	out.Failure = nil
 	c := mc.ctx
 	c.prefix, c.rnd, c.points, c.noting, c.sites, c.notes = prefix, rnd, c.points[:0], noting, sites, nil
 	for _, i := range ev.Touches {
@@ -292,7 +298,6 @@ func (mc *Machine) run(ev *cmc.Event, prefix []int, rnd func(n int) int, noting,
 	if out.Failure == nil && mc.Def.Seen != nil {
 		mc.noteValues()
 	}
-	return out
 }
 
 // Guard runs f (an enabling condition, an invariant) and turns a panic in it into a Failure whose
