@@ -68,14 +68,16 @@ type forked struct {
 	// tailSeen says the queue may be full or a job may be used again.
 	tailSeen uint64
 	_        cacheLinePad
-	queue    [queueSize]*job // written by the search at a post, read by the helper
-	_        cacheLinePad
-	tip      atomic.Uint64 // jobs posted: queue[n%queueSize] is the nth
-	_        cacheLinePad
-	tail     atomic.Uint64 // jobs the helper took from the queue
-	_        cacheLinePad
-	idle     sleeper // the helper, when it waits for a job
-	_        cacheLinePad
+	// queue holds the jobs posted, at most queueDepth the helper has not passed: written by
+	// the search at a post, read by the helper.
+	queue [queueDepth]*job
+	_     cacheLinePad
+	tip   atomic.Uint64 // jobs posted: queue[n%queueDepth] is the nth
+	_     cacheLinePad
+	tail  atomic.Uint64 // jobs the helper took from the queue
+	_     cacheLinePad
+	idle  sleeper // the helper, when it waits for a job
+	_     cacheLinePad
 	// the search, when it waits for a job the helper works on
 	waiting sleeper
 	_       cacheLinePad
@@ -111,8 +113,6 @@ const (
 	// queueDepth is how many jobs may wait for the helper: one to start on when it is done with
 	// the one under way, and one more.
 	queueDepth = 2
-	// queueSize bounds queueDepth.
-	queueSize = 4
 	// maxPosted bounds the jobs whose states wait on the stack, and so their records' memory.
 	maxPosted = 1024
 )
@@ -296,7 +296,7 @@ func (f *forked) job() *job {
 func (f *forked) post(j *job) {
 	j.seq = f.head
 	j.state.Store(jobPosted)
-	f.queue[f.head%queueSize] = j
+	f.queue[f.head%queueDepth] = j
 	f.head++
 	f.tip.Store(f.head)
 	f.idle.wake()
@@ -337,6 +337,8 @@ func (f *forked) take(j *job, emit func(int32, State)) (bool, error) {
 		return false, nil
 	}
 	if s.defers && s.visited.large() {
+		// The new successors' slots, asked for before the first is looked up: without this,
+		// TwoPhase RM=9 was slower in five of seven alternated pairs (docs/performance.md).
 		for ri := range j.c.recs {
 			if r := &j.c.recs[ri]; r.kind == recRun && !r.seen {
 				prefetch(s.visited.slot(r.hash))
@@ -414,7 +416,7 @@ func (f *forked) next() *job {
 		tip := f.tip.Load()
 		var best *job
 		for i := n; i < tip; i++ {
-			if j := f.queue[i%queueSize]; j.state.Load() == jobPosted && (best == nil || j.pos > best.pos) {
+			if j := f.queue[i%queueDepth]; j.state.Load() == jobPosted && (best == nil || j.pos > best.pos) {
 				best = j
 			}
 		}
@@ -422,7 +424,7 @@ func (f *forked) next() *job {
 			best = nil // the search took it back
 		}
 		// The helper reads no job before tail again: the search may use those again.
-		for n < tip && f.queue[n%queueSize].state.Load() != jobPosted {
+		for n < tip && f.queue[n%queueDepth].state.Load() != jobPosted {
 			n++
 		}
 		f.tail.Store(n)

@@ -25,7 +25,7 @@ type State []uint32
 // own transition.Slot, so cmc.Choose in a handler finds the machine running it.
 type Machine struct {
 	Def    *cmc.Definition
-	out    Outcome // explore's
+	out    Outcome // the Outcome explore returns
 	pool   *pool
 	enc    canon.Encoder
 	dec    canon.Decoder

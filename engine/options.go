@@ -39,10 +39,10 @@ type Options struct {
 
 	// Workers is how many goroutines expand a breadth-first level (parallel.go) or run a swarm's
 	// members (swarm.go) at once, each with its own instance of the model made by Build; 0 means
-	// runtime.GOMAXPROCS(0), 1 none. A depth-first search with 2 or more has one helper expand the
-	// states waiting under the one it expands (forked.go). The result is the same for any number. Without Build, or
-	// when the options or the model rule it out (see parallel.go), the search runs on one
-	// goroutine.
+	// runtime.GOMAXPROCS(0), 1 none. A depth-first search with 2 or more has one helper expand
+	// the states waiting under the one it expands (forked.go). The result is the same for any
+	// number. Without Build, or when the options or the model rule it out (see parallel.go), the
+	// search runs on one goroutine.
 	Workers int
 	// Build makes another instance of the model being checked, as its builder made the first (the
 	// same name and parameters: cmc.Build).
