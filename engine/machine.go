@@ -50,6 +50,9 @@ type Machine struct {
 	globals bool
 	recent  *recent // the ids this machine interned lately, in front of the pool
 	leaks   leaks
+	// enabling is each event's enabling condition (nil: always enabled), in one slice: the
+	// conditions run at every state, and the events' own structs are lines apart.
+	enabling []func() bool
 }
 
 const dirty = ^uint32(0)
@@ -95,6 +98,9 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	for i := range mc.loaded {
 		mc.loaded[i], mc.ran[i], mc.live[i].id = dirty, dirty, dirty
+	}
+	for _, ev := range def.Events {
+		mc.enabling = append(mc.enabling, ev.Enabled)
 	}
 	all := make([]int, len(def.Components))
 	for i := range all {

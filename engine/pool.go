@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -131,21 +132,23 @@ func (p *pool) size() int { return int(p.bytes.Load()) }
 
 // A recent is one machine's direct-mapped memory of the ids it interned lately, in front of a
 // shared pool: a component most transitions leave as it was, or that many states share, is found
-// without taking a shard lock that the other workers' machines take too.
+// without taking a shard lock that the other workers' machines take too. An entry holds the
+// encoding itself (the pool's copy, which never changes), so that a hit reads no pool entry.
 type recent [1 << 12]struct {
 	hash uint64
+	blob string // "" for an empty entry: no encoding is empty
 	id   uint32
-	ok   bool
 }
 
 // intern is pool.intern, answered from r when it can be.
 func (r *recent) intern(p *pool, b []byte) uint32 {
 	h := xxhash.Sum64(b)
 	e := &r[h&(uint64(len(r))-1)]
-	if e.ok && e.hash == h && bytes.Equal(p.blob(e.id), b) {
+	if e.hash == h && e.blob == string(b) && e.blob != "" {
 		return e.id
 	}
 	id := p.internHashed(b, h)
-	e.hash, e.id, e.ok = h, id, true
+	kept := p.blob(id)
+	e.hash, e.id, e.blob = h, id, unsafe.String(unsafe.SliceData(kept), len(kept))
 	return id
 }

@@ -124,8 +124,8 @@ func (mc *Machine) enabledLive(dst []int) (out []int, fail *Failure) {
 			fail.Message = "enabling condition of " + mc.Def.Events[i].Label + ": " + fail.Message
 		}
 	}()
-	for ; i < len(mc.Def.Events); i++ {
-		if ev := mc.Def.Events[i]; ev.Enabled != nil && !ev.Enabled() {
+	for ; i < len(mc.enabling); i++ {
+		if e := mc.enabling[i]; e != nil && !e() {
 			continue
 		}
 		out = append(out, i)
