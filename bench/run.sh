@@ -27,7 +27,12 @@
 # the NATS server it runs and every partition's worker, and the line after the row gives the bytes
 # the partitions exchanged a state and each partition's states.
 #
+# Rounds: with ROUNDS=N the whole comparison (SPIN, then each cmc search) runs N times in turn, and
+# a last table gives, per RM and search, the median of the rounds' speed and memory ratios: on a
+# shared machine one round's ratio moves by a fifth from one minute to the next.
+#
 # Environment: PARTITIONS (see above), SEARCHES (cmc's one-process searches; default "bfs dfs"),
+# ROUNDS (default 1),
 # SPIN_W (pan's -w, log2 of hash-table slots; default by RM), SPIN_CFLAGS (extra gcc
 # flags for pan), TIMEOUT (seconds each run may take; default 1800), GO (default go).
 set -euo pipefail
@@ -151,18 +156,27 @@ printf '\n%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
 printf '%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
 	"" "" "" "" "" "" "" "" "" "" "(speed)" "(memory)"
 
+# ratios collects, per round, "RM SEARCH SPEED MEMORY" lines for the medians.
+ratios=$work/ratios
+: >"$ratios"
+
 # row RM TOOL SEARCH STATES TRANSITIONS WALL SEARCH RSS_KIB [SPIN_RATE SPIN_RSS_KIB]
 row() {
 	awk -v rm="$1" -v tool="$2" -v srch="$3" -v n="$4" -v tr="$5" -v wall="$6" -v t="$7" -v kib="$8" \
-		-v srate="${9:-}" -v skib="${10:-}" 'BEGIN {
+		-v srate="${9:-}" -v skib="${10:-}" -v ratios="$ratios" 'BEGIN {
 		rate = t > 0 ? n / t : 0
 		sp = srate > 0 && rate > 0 ? sprintf("%.2fx", srate / rate) : "-"
 		me = skib != "" ? sprintf("%.2fx", kib / skib) : "-"
 		printf "%-4s %-5s %-4s %11d %12d %8.2f %8.2f %10.0f %9.1f %8.1f %10s %10s\n",
 			rm, tool, srch, n, tr, wall, t, rate, kib / 1024, kib * 1024 / n, sp, me
+		if (srate > 0 && rate > 0 && skib != "")
+			printf "%s %s %.4f %.4f\n", rm, srch, srate / rate, kib / skib >> ratios
 	}'
 }
 
+ROUNDS=${ROUNDS:-1}
+[[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1)) || die "ROUNDS=$ROUNDS: want a number of rounds, 1 or more"
+for round in $(seq "$ROUNDS"); do
 for rm in "${RMS[@]}"; do
 	[[ $rm =~ ^[0-9]+$ ]] && ((rm >= 1 && rm <= 16)) || die "RM=$rm: want 1 to 16 resource managers"
 
@@ -209,4 +223,22 @@ for rm in "${RMS[@]}"; do
 		[ "$states" = "$spin_states" ] || die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc with $n partitions $states"
 	done
 done
+done
+if ((ROUNDS > 1)); then
+	printf '\n# medians of %d rounds\n%-4s %-4s %10s %10s   %s\n' "$ROUNDS" RM srch SPIN/cmc cmc/SPIN "speed ratios, round by round"
+	sort -k1,1n -k2,2 -s "$ratios" | awk '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		function flush() {
+			if (n == 0) return
+			list = ""; for (i = 1; i <= n; i++) list = list sprintf(" %.2fx", order[i])
+			printf "%-4s %-4s %9.2fx %9.2fx  %s\n", key_rm, key_s, median(sp, n), median(me, n), list
+			n = 0
+		}
+		$1 != key_rm || $2 != key_s { flush(); key_rm = $1; key_s = $2 }
+		{ n++; sp[n] = $3; me[n] = $4; order[n] = $3 }
+		END { flush() }'
+fi
 echo "# load after: $(uptime | sed 's/.*load average/load average/')"
