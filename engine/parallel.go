@@ -164,6 +164,7 @@ type chunk struct {
 	idx   []int32  // the states' trail indexes
 	ids   []uint32 // their component ids, one state after another
 	recs  []record
+	odd   []oddity       // what records rarely carry (a failure, violation, error)
 	succ  []uint32       // successors' component ids, for the records with one
 	vals  []int32        // Choose values of the runs
 	scen  []scenarioEval // what the model's scenarios said of new successors, each one's in turn
@@ -173,10 +174,34 @@ type chunk struct {
 }
 
 func (c *chunk) reset() {
-	c.idx, c.ids, c.succ, c.vals, c.scen = c.idx[:0], c.ids[:0], c.succ[:0], c.vals[:0], c.scen[:0]
+	c.idx, c.ids, c.succ, c.vals, c.scen, c.recs = c.idx[:0], c.ids[:0], c.succ[:0], c.vals[:0], c.scen[:0], c.recs[:0]
 	c.globals = false
-	clear(c.recs)
-	c.recs = c.recs[:0]
+	clear(c.odd)
+	c.odd = c.odd[:0]
+}
+
+// addOdd appends record r, which carries odd.
+func (c *chunk) addOdd(r record, odd oddity) {
+	c.odd = append(c.odd, odd)
+	r.odd = int32(len(c.odd))
+	c.recs = append(c.recs, r)
+}
+
+// oddOf returns what record r rarely carries; nothing, for most.
+func (c *chunk) oddOf(r *record) *oddity {
+	if r.odd == 0 {
+		return &noOddity
+	}
+	return &c.odd[r.odd-1]
+}
+
+// oddFor returns what record r rarely carries, to be written.
+func (c *chunk) oddFor(r *record) *oddity {
+	if r.odd == 0 {
+		c.odd = append(c.odd, oddity{})
+		r.odd = int32(len(c.odd))
+	}
+	return &c.odd[r.odd-1]
 }
 
 type recordKind uint8
@@ -190,7 +215,10 @@ const (
 	recGoexit                     // the model's code called runtime.Goexit
 )
 
-// A record is one thing the sequential search would do, in its order.
+// A record is one thing the sequential search would do, in its order. It holds no pointer, and
+// what few records carry is in the chunk's odd list: the helper of a depth-first search writes a
+// job's records on one core and the search reads them on the other (forked.go), a line moved for
+// every 64 bytes (88 a record before, 48 now).
 type record struct {
 	kind    recordKind
 	seen    bool // the successor was already in the visited set
@@ -204,12 +232,19 @@ type record struct {
 	vN      uint32
 	sOff    uint32 // succ[sOff:sOff+k] is the successor
 	scOff   uint32 // scen[scOff:] is what the scenarios said of it, when it is new and keeps the invariants
+	odd     int32  // 1 + its index in the chunk's odd list, or 0 (chunk.oddOf)
 	hash    uint64
-	fail    *Failure   // of the run, or of the enabling conditions
-	viol    *Violation // a step invariant's, or the deadlock
-	inv     *Violation // an invariant's on the new state
-	err     error      // the capture's, or recErr's
 }
+
+// An oddity is what a record rarely carries.
+type oddity struct {
+	fail *Failure   // of the run, or of the enabling conditions
+	viol *Violation // a step invariant's, or the deadlock
+	inv  *Violation // an invariant's on the new state
+	err  error      // the capture's, or recErr's
+}
+
+var noOddity oddity // never written
 
 // level expands the states of cur with the workers, merging their chunks in order. It returns
 // the index of the first state the search itself must expand (cur.len() when the workers did
@@ -327,11 +362,12 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 	s := p.s
 	switch r.kind {
 	case recFail:
-		s.violation(idx, nil, NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
+		f := c.oddOf(r).fail
+		s.violation(idx, nil, NewViolation(f.Kind, "", f.Message, f.Site))
 	case recDeadlock:
-		s.violation(idx, nil, r.viol)
+		s.violation(idx, nil, c.oddOf(r).viol)
 	case recErr:
-		return false, r.err
+		return false, c.oddOf(r).err
 	case recGoexit:
 		p.exit, p.exitState = s.lastRun, nil
 		if r.inRun || r.judging {
@@ -356,13 +392,14 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 			}
 			return &pathStep{event: int(r.event), values: v}
 		}
+		odd := c.oddOf(r)
 		switch {
-		case r.fail != nil:
-			s.violation(idx, step(), NewViolation(r.fail.Kind, "", r.fail.Message, r.fail.Site))
-		case r.err != nil:
-			return false, s.captureError(idx, *step(), r.err)
-		case r.viol != nil:
-			s.violation(idx, step(), r.viol)
+		case odd.fail != nil:
+			s.violation(idx, step(), NewViolation(odd.fail.Kind, "", odd.fail.Message, odd.fail.Site))
+		case odd.err != nil:
+			return false, s.captureError(idx, *step(), odd.err)
+		case odd.viol != nil:
+			s.violation(idx, step(), odd.viol)
 		case r.seen:
 		default:
 			k := len(s.init)
@@ -380,8 +417,8 @@ func (p *parallel) take(c *chunk, r *record, idx int32, depth int, push func(int
 			}
 			s.res.States++
 			s.res.Depth = max(s.res.Depth, depth+1)
-			if r.inv != nil {
-				s.violation(nidx, nil, r.inv)
+			if odd.inv != nil {
+				s.violation(nidx, nil, odd.inv)
 				break
 			}
 			if len(s.scenarios.list) > 0 {
@@ -481,7 +518,7 @@ func (w *bfsWorker) chunk(c *chunk, todo <-chan *chunk) {
 // would have).
 func (w *bfsWorker) unwound(c *chunk, p any) bool {
 	if p != nil {
-		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: fmt.Errorf("internal error in a search worker: %v", p)})
+		c.addOdd(record{kind: recErr, state: w.state}, oddity{err: fmt.Errorf("internal error in a search worker: %v", p)})
 		return false
 	}
 	r := record{kind: recGoexit, state: w.state, inRun: w.inRun, judging: w.judging, event: int32(w.run.Event), attempt: int32(w.run.Attempt),
@@ -512,14 +549,14 @@ func (p *parallel) goexit() {
 func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 	mc := w.mc
 	if err := mc.Load(st); err != nil {
-		c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
+		c.addOdd(record{kind: recErr, state: w.state}, oddity{err: err})
 		return false
 	}
 	enabled, fail := w.enabledLive()
 	w.enabled = enabled
 	mc.hasher.from(st, mc.pool)
 	if fail != nil {
-		c.recs = append(c.recs, record{kind: recFail, state: w.state, fail: fail})
+		c.addOdd(record{kind: recFail, state: w.state}, oddity{fail: fail})
 		return true
 	}
 	for _, ei := range enabled {
@@ -528,7 +565,7 @@ func (w *bfsWorker) expand(c *chunk, idx int32, st State) bool {
 		}
 	}
 	if v := mc.DeadlockVerdict(len(enabled)); v != nil {
-		c.recs = append(c.recs, record{kind: recDeadlock, state: w.state, viol: v})
+		c.addOdd(record{kind: recDeadlock, state: w.state}, oddity{viol: v})
 	}
 	return true
 }
@@ -541,7 +578,7 @@ func (w *bfsWorker) event(c *chunk, idx int32, st State, ei int) bool {
 	prefix := w.prefix[:0]
 	for attempt := 0; ; attempt++ {
 		if err := mc.Load(st); err != nil {
-			c.recs = append(c.recs, record{kind: recErr, state: w.state, err: err})
+			c.addOdd(record{kind: recErr, state: w.state}, oddity{err: err})
 			return false
 		}
 		out := w.runOnce(idx, ei, attempt, ev, prefix)
@@ -571,12 +608,13 @@ func (w *bfsWorker) event(c *chunk, idx int32, st State, ei int) bool {
 // cannot go on.
 func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out *Outcome) bool {
 	mc := w.mc
-	if r.fail = out.Failure; r.fail != nil {
+	if out.Failure != nil {
+		c.oddFor(r).fail = out.Failure
 		return true
 	}
 	w.next = append(w.next[:0], st...)
 	if err := mc.capture(w.next, ev.Touches); err != nil {
-		r.err = err
+		c.oddFor(r).err = err
 		return false
 	}
 	if mc.globals {
@@ -584,7 +622,8 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 		return false
 	}
 	if len(mc.Def.StepChecks) > 0 {
-		if r.viol = w.stepVerdict(); r.viol != nil {
+		if v := w.stepVerdict(); v != nil {
+			c.oddFor(r).viol = v
 			return true
 		}
 	}
@@ -610,9 +649,12 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 	r.sOff = uint32(len(c.succ))
 	c.succ = append(c.succ, w.next...)
 	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 || len(mc.Def.Bounds) > 0 {
-		r.inv, r.cut = w.stateVerdict()
+		var inv *Violation
+		if inv, r.cut = w.stateVerdict(); inv != nil {
+			c.oddFor(r).inv = inv
+		}
 	}
-	if r.inv == nil && w.scenarios {
+	if c.oddOf(r).inv == nil && w.scenarios {
 		r.scOff = uint32(len(c.scen))
 		for i := range mc.Def.Scenarios {
 			c.scen = append(c.scen, mc.evalScenario(&mc.Def.Scenarios[i]))
