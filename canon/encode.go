@@ -31,14 +31,15 @@ type Encoder struct {
 }
 
 type encoder struct {
-	buf     []byte
-	seen    seenTable      // object address -> number (1-based)
-	types   []reflect.Type // object number-1 -> objectType, to catch type-punned interior pointers
-	queue   []object       // objects numbered but not yet encoded, in number order
-	spans   []span         // memory each object occupies, to catch interior pointers
-	base    int            // objects of earlier components in this capture
-	scratch [][]byte       // free buffers for map keys and set elements
-	parts   [][]part       // free lists of encoded keys and elements, to sort them
+	buf      []byte
+	seen     seenTable      // object address -> number (1-based)
+	types    []reflect.Type // object number-1 -> objectType, to catch type-punned interior pointers
+	queue    []object       // objects numbered but not yet encoded, in number order
+	spans    []span         // memory each object occupies, to catch interior pointers
+	spanSort []span         // room for sorting spans (sortSpans)
+	base     int            // objects of earlier components in this capture
+	scratch  [][]byte       // free buffers for map keys and set elements
+	parts    [][]part       // free lists of encoded keys and elements, to sort them
 
 	// Map entries are copied into reused slices, so iterating a map allocates nothing.
 	iter      reflect.MapIter
@@ -211,7 +212,7 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		}
 	}
 	if !tracking && len(e.spans) > 1 {
-		return overlaps(e.spans, len(roots), arrays)
+		return overlaps(e.spans, len(roots), arrays, &e.spanSort)
 	}
 	return nil
 }

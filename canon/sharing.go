@@ -1,8 +1,6 @@
 package canon
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 	"unsafe"
 )
@@ -24,8 +22,8 @@ func (sharedInside) Error() string { return "memory shared inside a component" }
 
 // overlaps checks that no two captured objects share memory. Sharing inside components that are
 // not yet in array mode is a sharedInside (encode them again in array mode); any other is an
-// error, whose path the tracking run finds.
-func overlaps(spans []span, n int, arrays sharedInside) error {
+// error, whose path the tracking run finds. tmp is room for sorting.
+func overlaps(spans []span, n int, arrays sharedInside, tmp *[]span) error {
 	var inside sharedInside
 	if len(spans) <= 8 {
 		// A capture of a process or two has a handful of spans: comparing every pair costs less
@@ -39,7 +37,7 @@ func overlaps(spans []span, n int, arrays sharedInside) error {
 			}
 		}
 	} else {
-		sortSpans(spans)
+		sortSpans(spans, tmp)
 		var end uintptr
 		owner := -1
 		for i := range spans {
@@ -72,20 +70,65 @@ func (inside *sharedInside) mark(a, b, n int, arrays sharedInside) bool {
 	return true
 }
 
-// sortSpans sorts spans by their start. A capture has a few dozen, and insertion sort with the
-// comparison inline sorts them in a third of the instructions slices.SortFunc takes.
-func sortSpans(spans []span) {
-	if len(spans) > 64 {
-		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+// sortSpans sorts spans by their start, with tmp as room. A capture of a large component has a
+// few dozen to a few hundred (etcd raft: mostly 33-64): runs of sortRun sorted by insertion, then
+// merged, the comparisons inline. Insertion sort alone up to 64 spans and slices.SortFunc above
+// took a tenth of an etcd raft search's instructions; this takes 3.4% fewer of the whole search's
+// (cachegrind, BenchmarkCheckPrefix in examples/etcdraft: 7.215 G to 6.969 G; runs of 8: 7.023 G,
+// of 24: 6.971 G).
+func sortSpans(spans []span, tmp *[]span) {
+	n := len(spans)
+	for lo := 0; lo < n; lo += sortRun {
+		part := spans[lo:min(lo+sortRun, n)]
+		for i := 1; i < len(part); i++ {
+			s, j := part[i], i
+			for ; j > 0 && part[j-1].start > s.start; j-- {
+				part[j] = part[j-1]
+			}
+			part[j] = s
+		}
+	}
+	if n <= sortRun {
 		return
 	}
-	for i := 1; i < len(spans); i++ {
-		s, j := spans[i], i
-		for ; j > 0 && spans[j-1].start > s.start; j-- {
-			spans[j] = spans[j-1]
-		}
-		spans[j] = s
+	if cap(*tmp) < n {
+		*tmp = make([]span, n)
 	}
+	src, dst := spans, (*tmp)[:n]
+	for width := sortRun; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			mergeRuns(dst[lo:hi], src[lo:mid], src[mid:hi])
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &spans[0] {
+		copy(spans, src)
+	}
+}
+
+// sortRun is how many spans insertion sort puts in order before merging takes over.
+const sortRun = 16
+
+// mergeRuns merges a and b, each in order, into dst.
+func mergeRuns(dst, a, b []span) {
+	if len(a) == 0 || len(b) == 0 || a[len(a)-1].start <= b[0].start {
+		copy(dst[copy(dst, a):], b) // already in order, as the spans of one object walk often are
+		return
+	}
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].start < a[i].start {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }
 
 // addSpan records memory an object owns. While tracking, an overlap fails at once, so the error
