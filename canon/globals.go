@@ -31,6 +31,7 @@ import (
 
 type globalTable struct {
 	data    []memRange          // .data, .bss, .noptrdata and .noptrbss, as mapped
+	span    memRange            // from the first of them to the end of the last
 	targets map[uintptr]uintptr // what words of .data and .bss pointed to -> the word's address
 	byKey   sync.Map            // key -> unsafe.Pointer: the global each key was made from
 	anchor  unsafe.Pointer      // &globalAnchor, from which pointers into the data are derived
@@ -144,6 +145,10 @@ func readGlobals() *globalTable {
 			continue
 		}
 		r := memRange{uintptr(s.Addr) + slide, uintptr(s.Addr+s.Size) + slide}
+		if len(g.data) == 0 {
+			g.span = r
+		}
+		g.span = memRange{min(g.span.start, r.start), max(g.span.end, r.end)}
 		g.data = append(g.data, r)
 		if s.Name == ".data" || s.Name == ".bss" {
 			pointerful = append(pointerful, r)
@@ -164,7 +169,13 @@ func readGlobals() *globalTable {
 	return g
 }
 
+// has reports whether a is in the data sections. Most pointers a capture meets are into the heap,
+// far from them: one comparison with the sections' span answers for those (etcd raft: the loop
+// over the sections was 2.2% of a search's instructions).
 func (g *globalTable) has(a uintptr) bool {
+	if a < g.span.start || a >= g.span.end {
+		return false
+	}
 	for _, r := range g.data {
 		if a >= r.start && a < r.end {
 			return true
