@@ -177,52 +177,52 @@ row() {
 ROUNDS=${ROUNDS:-1}
 [[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1)) || die "ROUNDS=$ROUNDS: want a number of rounds, 1 or more"
 for round in $(seq "$ROUNDS"); do
-for rm in "${RMS[@]}"; do
-	[[ $rm =~ ^[0-9]+$ ]] && ((rm >= 1 && rm <= 16)) || die "RM=$rm: want 1 to 16 resource managers"
+	for rm in "${RMS[@]}"; do
+		[[ $rm =~ ^[0-9]+$ ]] && ((rm >= 1 && rm <= 16)) || die "RM=$rm: want 1 to 16 resource managers"
 
-	# SPIN: the model's N is a Promela macro, so it goes to spin's preprocessor (pan.c itself
-	# uses N as a name).
-	mkdir -p "$work/spin$rm"
-	(cd "$work/spin$rm" && spin -DN="$rm" -a "$root/bench/twophase.pml" >/dev/null) || die "spin -a bench/twophase.pml"
-	# shellcheck disable=SC2086 # SPIN_CFLAGS is a list of flags
-	gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM=16384 ${SPIN_CFLAGS:-} -o "$work/spin$rm/pan" "$work/spin$rm/pan.c" 2>"$work/gcc" ||
-		{ cat "$work/gcc" >&2; die "compile pan"; }
-	cd "$work/spin$rm" # pan writes its trail file, if any, where it runs
-	measure "$work/pan.out" ./pan -n -w"$(spin_w "$rm")"
-	cd "$root"
-	grep -q 'errors: 0' "$work/pan.out" || { cat "$work/pan.out" >&2; die "RM=$rm: SPIN found an error or did not finish"; }
-	spin_states=$(awk '/states, stored/ { print $1 }' "$work/pan.out")
-	spin_tr=$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$work/pan.out")
-	spin_t=$(awk '/pan: elapsed time/ { print $4 }' "$work/pan.out")
-	spin_rss=$((timemax > rss ? timemax : rss))
-	spin_rate=$(awk -v n="$spin_states" -v t="$spin_t" 'BEGIN { print (t > 0 ? n / t : 0) }')
-	row "$rm" spin dfs "$spin_states" "$spin_tr" "$wall" "$spin_t" "$spin_rss"
+		# SPIN: the model's N is a Promela macro, so it goes to spin's preprocessor (pan.c itself
+		# uses N as a name).
+		mkdir -p "$work/spin$rm"
+		(cd "$work/spin$rm" && spin -DN="$rm" -a "$root/bench/twophase.pml" >/dev/null) || die "spin -a bench/twophase.pml"
+		# shellcheck disable=SC2086 # SPIN_CFLAGS is a list of flags
+		gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM=16384 ${SPIN_CFLAGS:-} -o "$work/spin$rm/pan" "$work/spin$rm/pan.c" 2>"$work/gcc" ||
+			{ cat "$work/gcc" >&2; die "compile pan"; }
+		cd "$work/spin$rm" # pan writes its trail file, if any, where it runs
+		measure "$work/pan.out" ./pan -n -w"$(spin_w "$rm")"
+		cd "$root"
+		grep -q 'errors: 0' "$work/pan.out" || { cat "$work/pan.out" >&2; die "RM=$rm: SPIN found an error or did not finish"; }
+		spin_states=$(awk '/states, stored/ { print $1 }' "$work/pan.out")
+		spin_tr=$(awk '/transitions \(= stored\+matched\)/ { print $1 }' "$work/pan.out")
+		spin_t=$(awk '/pan: elapsed time/ { print $4 }' "$work/pan.out")
+		spin_rss=$((timemax > rss ? timemax : rss))
+		spin_rate=$(awk -v n="$spin_states" -v t="$spin_t" 'BEGIN { print (t > 0 ? n / t : 0) }')
+		row "$rm" spin dfs "$spin_states" "$spin_tr" "$wall" "$spin_t" "$spin_rss"
 
-	# field NAME: a number or word of cmc's JSON result.
-	field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
-	for search in ${SEARCHES-bfs dfs}; do
-		measure "$work/cmc.json" "$work/cmcdap" check -model TwoPhase -set RM="$rm" -search "$search" -q -json \
-			-db "$work/traces.db" ./examples/twophase
-		[ "$(field complete)" = true ] || { cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search did not explore every state"; }
-		grep -Eq '^  "violations": \[\],?$' "$work/cmc.json" ||
-			{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
-		states=$(field states)
-		row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
-		[ "$states" = "$spin_states" ] ||
-			die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
+		# field NAME: a number or word of cmc's JSON result.
+		field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
+		for search in ${SEARCHES-bfs dfs}; do
+			measure "$work/cmc.json" "$work/cmcdap" check -model TwoPhase -set RM="$rm" -search "$search" -q -json \
+				-db "$work/traces.db" ./examples/twophase
+			[ "$(field complete)" = true ] || { cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search did not explore every state"; }
+			grep -Eq '^  "violations": \[\],?$' "$work/cmc.json" ||
+				{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
+			states=$(field states)
+			row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
+			[ "$states" = "$spin_states" ] ||
+				die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
+		done
+		for n in ${PARTITIONS:-}; do
+			[[ $n =~ ^[0-9]+$ ]] && ((n >= 1)) || die "PARTITIONS: $n is not a number of partitions"
+			measure "$work/cmc.json" "$work/cmcdap" check -partitions "$n" -model TwoPhase -set RM="$rm" -q -json \
+				-db "$work/traces.db" ./examples/twophase
+			states=$(field states)
+			row "$rm" cmc "p$n" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
+			awk -v n="$states" '/"partitions": \[/ { on = 1 } on && /"states":/ { gsub(/[^0-9]/, ""); each = each sep $0; sep = " " }
+				on && /"bytes":/ { gsub(/[^0-9]/, ""); bytes += $0 }
+				END { printf "#   exchanged %.0f bytes a state; states by partition: %s\n", bytes / n, each }' "$work/cmc.json"
+			[ "$states" = "$spin_states" ] || die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc with $n partitions $states"
+		done
 	done
-	for n in ${PARTITIONS:-}; do
-		[[ $n =~ ^[0-9]+$ ]] && ((n >= 1)) || die "PARTITIONS: $n is not a number of partitions"
-		measure "$work/cmc.json" "$work/cmcdap" check -partitions "$n" -model TwoPhase -set RM="$rm" -q -json \
-			-db "$work/traces.db" ./examples/twophase
-		states=$(field states)
-		row "$rm" cmc "p$n" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
-		awk -v n="$states" '/"partitions": \[/ { on = 1 } on && /"states":/ { gsub(/[^0-9]/, ""); each = each sep $0; sep = " " }
-			on && /"bytes":/ { gsub(/[^0-9]/, ""); bytes += $0 }
-			END { printf "#   exchanged %.0f bytes a state; states by partition: %s\n", bytes / n, each }' "$work/cmc.json"
-		[ "$states" = "$spin_states" ] || die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc with $n partitions $states"
-	done
-done
 done
 if ((ROUNDS > 1)); then
 	printf '\n# medians of %d rounds\n%-4s %-4s %10s %10s   %s\n' "$ROUNDS" RM srch SPIN/cmc cmc/SPIN "speed ratios, round by round"

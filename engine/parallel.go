@@ -648,13 +648,13 @@ func (w *bfsWorker) successor(c *chunk, r *record, st State, ev *cmc.Event, out 
 	}
 	r.sOff = uint32(len(c.succ))
 	c.succ = append(c.succ, w.next...)
+	var inv *Violation
 	if len(mc.Def.Invariants) > 0 || len(mc.Def.Constraints) > 0 || len(mc.Def.Bounds) > 0 {
-		var inv *Violation
 		if inv, r.cut = w.stateVerdict(); inv != nil {
 			c.oddFor(r).inv = inv
 		}
 	}
-	if c.oddOf(r).inv == nil && w.scenarios {
+	if inv == nil && w.scenarios {
 		r.scOff = uint32(len(c.scen))
 		for i := range mc.Def.Scenarios {
 			c.scen = append(c.scen, mc.evalScenario(&mc.Def.Scenarios[i]))
