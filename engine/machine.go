@@ -35,6 +35,7 @@ type Machine struct {
 	ran    []uint32    // what each root held when the last handler ran on it
 	live   []liveValue // what each root held when a capture last found it unchanged
 	older  []decoded   // each root's values decoded before its live one (decoded.go)
+	caught []caught    // each root's values captures encoded lately (caught.go)
 	ctx    *runCtx     // installed in slot, apart from the machine so that the slot does not keep it
 	slot   *transition.Slot
 	hasher stateHasher
@@ -87,7 +88,7 @@ func newMachineOn(m *cmc.Model, load bool, shared *pool) (*Machine, State, error
 	}
 	k := len(def.Components)
 	mc := &Machine{Def: def, pool: shared, loaded: padded[uint32](k), ran: padded[uint32](k), live: padded[liveValue](k),
-		older: padded[decoded](k), slot: transition.NewSlot(), recent: new(recent), ctx: new(runCtx)}
+		older: padded[decoded](k), caught: padded[caught](k), slot: transition.NewSlot(), recent: new(recent), ctx: new(runCtx)}
 	runtime.AddCleanup(mc, (*transition.Slot).Release, mc.slot) // a machine that is never closed
 	if shared == nil {
 		transition.Lock.Lock()
@@ -181,6 +182,9 @@ func (mc *Machine) capture(s State, comps []int) error {
 		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
 			r.Unchanged = &lv.fp
 			s[i], mc.loaded[i] = lv.id, lv.id
+		} else if v := mc.caught[i].same(); v != nil {
+			r.Unchanged = &v.fp
+			s[i], mc.loaded[i] = v.id, v.id
 		}
 	}
 	mc.roots = roots
@@ -195,6 +199,8 @@ func (mc *Machine) capture(s State, comps []int) error {
 			mc.loaded[c] = id
 			if id == mc.ran[c] && mc.enc.Footprint(&mc.live[c].fp) {
 				mc.live[c].id = id
+			} else {
+				mc.caught[c].add(&mc.enc, id)
 			}
 		}
 	}, mc.buf[:0])
