@@ -14,9 +14,15 @@ import "github.com/cmc-go/cmc/canon"
 // keepCaught is how many values a component's captures keep.
 const keepCaught = 4
 
+// A caughtValue is a value kept, with the first word of its memory (canon.Footprint.Lead).
+type caughtValue struct {
+	liveValue
+	lead uint64
+}
+
 // caught is one component's values captures encoded lately.
 type caught struct {
-	values [keepCaught]liveValue
+	values [keepCaught]caughtValue
 	n      int // values in use
 	next   int // the one the next value replaces
 	// hits and misses count the captures that found the value among those kept, and those that
@@ -26,12 +32,16 @@ type caught struct {
 }
 
 // same returns the kept value the live root holds, if any.
-func (c *caught) same() *liveValue {
+func (c *caught) same() *caughtValue {
 	if c.off {
 		return nil
 	}
+	if c.n == 0 {
+		return nil
+	}
+	_, now := c.values[0].fp.Lead() // every value kept is of the same root
 	for k := range c.n {
-		if v := &c.values[k]; v.fp.Same() {
+		if v := &c.values[k]; v.lead == now && v.fp.Same() {
 			c.hits++
 			return v
 		}
@@ -49,10 +59,11 @@ func (c *caught) add(enc *canon.Encoder, id uint32) {
 	v := &c.values[c.next]
 	if !enc.Footprint(&v.fp) || !v.fp.Alone() || c.misses > 64 && c.misses > c.hits {
 		c.off, c.n = true, 0
-		c.values = [keepCaught]liveValue{} // their objects and strings need not stay alive
+		c.values = [keepCaught]caughtValue{} // their objects and strings need not stay alive
 		return
 	}
 	v.id = id
+	v.lead, _ = v.fp.Lead()
 	c.next = (c.next + 1) % keepCaught
 	c.n = max(c.n, c.next)
 	if c.next == 0 {
