@@ -107,6 +107,9 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 // sharing is an Error naming both paths.
 func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
+	if e.unchanged(roots) {
+		return nil
+	}
 	err := e.components(roots, emit, dst, false, nil)
 	if sh, ok := err.(sharedInside); ok {
 		// Slices share memory inside some components: encode those in array mode.
@@ -215,6 +218,30 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 		return overlaps(e.spans, len(roots), arrays, &e.spanSort)
 	}
 	return nil
+}
+
+// unchanged reports whether every root is Unchanged and their memory shares nothing, which is all
+// a capture of them has to find: most transitions leave the components they touch as they were
+// or as they were a few captures ago (a machine's footprints). Nothing is walked, so no model code
+// runs and no global is met.
+func (e *encoder) unchanged(roots []Root) bool {
+	for i := range roots {
+		if roots[i].Unchanged == nil {
+			return false
+		}
+	}
+	e.spans, e.tracking = e.spans[:0], false
+	for i := range roots {
+		e.comp = i
+		roots[i].Unchanged.spans(e)
+	}
+	if len(e.spans) > 1 && overlaps(e.spans, len(roots), nil, &e.spanSort) != nil {
+		return false // components walks them and says where
+	}
+	if len(e.globalKeys) > 0 {
+		clear(e.globalKeys)
+	}
+	return true
 }
 
 // findWindows finds the backing arrays of root's slices with a plain encoding.

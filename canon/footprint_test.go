@@ -174,3 +174,33 @@ func TestUnchangedComponent(t *testing.T) {
 		t.Fatalf("sharing with an unchanged component: err %v, want one naming env.Slots", err)
 	}
 }
+
+type pointsAt struct{ P *int }
+
+// A capture of roots that are all Unchanged walks none of them, but still finds that their
+// memory is shared: two footprints recorded apart that cover one object.
+func TestUnchangedRootsStillShareNothing(t *testing.T) {
+	var enc canon.Encoder
+	x, y := new(int), new(int)
+	a, b := &pointsAt{P: x}, &pointsAt{P: y}
+	_, _, fa := capture(t, &enc, root("a", a))
+	_, _, fb := capture(t, &enc, root("b", b))
+	if fa[0] == nil || fb[0] == nil {
+		t.Fatal("no footprints")
+	}
+	emitted := 0
+	both := func() error {
+		ra, rb := root("a", a), root("b", b)
+		ra.Unchanged, rb.Unchanged = fa[0], fb[0]
+		return enc.EncodeComponents([]canon.Root{ra, rb}, func(int, []byte) { emitted++ }, nil)
+	}
+	if err := both(); err != nil || emitted != 0 {
+		t.Fatalf("apart: %v, %d emitted; want no error, none emitted", err, emitted)
+	}
+	b.P = x
+	_, _, fb = capture(t, &enc, root("b", b)) // b alone: nothing to share with
+	err := both()
+	if err == nil || !strings.Contains(err.Error(), "cannot share objects") {
+		t.Fatalf("both pointing at one int: %v; want an error that they cannot share objects", err)
+	}
+}
