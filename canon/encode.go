@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -37,9 +38,12 @@ type encoder struct {
 	queue    []object       // objects numbered but not yet encoded, in number order
 	spans    []span         // memory each object occupies, to catch interior pointers
 	spanSort []span         // room for sorting spans (sortSpans)
-	base     int            // objects of earlier components in this capture
-	scratch  [][]byte       // free buffers for map keys and set elements
-	parts    [][]part       // free lists of encoded keys and elements, to sort them
+	// apart holds the last footprints of all-Unchanged captures that shared nothing (unchanged).
+	apart     [8]apartKey
+	apartNext int
+	base      int      // objects of earlier components in this capture
+	scratch   [][]byte // free buffers for map keys and set elements
+	parts     [][]part // free lists of encoded keys and elements, to sort them
 
 	// Map entries are copied into reused slices, so iterating a map allocates nothing.
 	iter      reflect.MapIter
@@ -225,12 +229,28 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 // or as they were a few captures ago (a machine's footprints). Nothing is walked, so no model code
 // runs and no global is met.
 func (e *encoder) unchanged(roots []Root) bool {
+	var key apartKey
 	for i := range roots {
-		if roots[i].Unchanged == nil {
+		f := roots[i].Unchanged
+		if f == nil {
 			return false
 		}
+		if i < len(key) {
+			key[i] = f.stamp
+		}
+		if f.stamp == 0 {
+			key[0] = 0 // never recorded: not remembered
+		}
 	}
-	e.spans, e.tracking = e.spans[:0], false
+	e.tracking = false
+	if len(e.globalKeys) > 0 {
+		clear(e.globalKeys)
+	}
+	remember := len(roots) <= len(key) && key[0] != 0
+	if remember && slices.Contains(e.apart[:], key) {
+		return true
+	}
+	e.spans = e.spans[:0]
 	for i := range roots {
 		e.comp = i
 		roots[i].Unchanged.spans(e)
@@ -238,11 +258,16 @@ func (e *encoder) unchanged(roots []Root) bool {
 	if len(e.spans) > 1 && overlaps(e.spans, len(roots), nil, &e.spanSort) != nil {
 		return false // components walks them and says where
 	}
-	if len(e.globalKeys) > 0 {
-		clear(e.globalKeys)
+	if remember {
+		e.apart[e.apartNext] = key
+		e.apartNext = (e.apartNext + 1) % len(e.apart)
 	}
 	return true
 }
+
+// An apartKey is the stamps of the footprints of up to four roots, in order, found to share
+// nothing: the same footprints share nothing again, whichever Footprint values hold them now.
+type apartKey [4]uint64
 
 // findWindows finds the backing arrays of root's slices with a plain encoding.
 func (e *encoder) findWindows(r Root) error {

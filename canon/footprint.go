@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -26,6 +27,9 @@ type Footprint struct {
 	shadows []shadow
 	maps    []mapCopy
 	flat    bool // no maps, no globals: Same can answer
+	// stamp tells this recording from every other in the process (0: none): the same stamp, the
+	// same regions, however the Footprint was copied since (Encoder.apart).
+	stamp uint64
 	// root lists the root object's state fields when it also has fields that are not state: a
 	// restore leaves those as they are, as Decode does. Nil: the whole root is state.
 	root []field
@@ -128,7 +132,7 @@ func (f *Footprint) Restore() bool {
 // recording to the next when a region's type and length fit.
 func (f *Footprint) record(regions []region, maps []mapCopy, root []field, flat bool) {
 	f.regions = append(f.regions[:0], regions...)
-	f.root, f.flat = root, flat
+	f.root, f.flat, f.stamp = root, flat, stamps.Add(1)
 	f.recordMaps(maps)
 	if len(f.shadows) < len(regions) {
 		f.shadows = append(f.shadows, make([]shadow, len(regions)-len(f.shadows))...)
@@ -182,8 +186,11 @@ func (f *Footprint) Clear() {
 	f.shadows = f.shadows[:0]
 	clear(f.maps)
 	f.maps = f.maps[:0]
-	f.root, f.flat = nil, false
+	f.root, f.flat, f.stamp = nil, false, 0
 }
+
+// stamps counts the footprints recorded in the process.
+var stamps atomic.Uint64
 
 // spans adds the footprint's memory to a capture's sharing checks, for a component that is not
 // encoded again because it is unchanged.
