@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strings"
 	"unsafe"
 
@@ -38,12 +37,12 @@ type encoder struct {
 	queue    []object       // objects numbered but not yet encoded, in number order
 	spans    []span         // memory each object occupies, to catch interior pointers
 	spanSort []span         // room for sorting spans (sortSpans)
-	// apart holds the last footprints of all-Unchanged captures that shared nothing (unchanged).
-	apart     [8]apartKey
-	apartNext int
-	base      int      // objects of earlier components in this capture
-	scratch   [][]byte // free buffers for map keys and set elements
-	parts     [][]part // free lists of encoded keys and elements, to sort them
+	// apart holds footprints of all-Unchanged captures that shared nothing (unchanged), by
+	// apartKey.slot.
+	apart   [64]apartKey
+	base    int      // objects of earlier components in this capture
+	scratch [][]byte // free buffers for map keys and set elements
+	parts   [][]part // free lists of encoded keys and elements, to sort them
 
 	// Map entries are copied into reused slices, so iterating a map allocates nothing.
 	iter      reflect.MapIter
@@ -247,7 +246,8 @@ func (e *encoder) unchanged(roots []Root) bool {
 		clear(e.globalKeys)
 	}
 	remember := len(roots) <= len(key) && key[0] != 0
-	if remember && slices.Contains(e.apart[:], key) {
+	slot := &e.apart[key.slot()]
+	if remember && *slot == key {
 		return true
 	}
 	e.spans = e.spans[:0]
@@ -259,8 +259,7 @@ func (e *encoder) unchanged(roots []Root) bool {
 		return false // components walks them and says where
 	}
 	if remember {
-		e.apart[e.apartNext] = key
-		e.apartNext = (e.apartNext + 1) % len(e.apart)
+		*slot = key
 	}
 	return true
 }
@@ -268,6 +267,11 @@ func (e *encoder) unchanged(roots []Root) bool {
 // An apartKey is the stamps of the footprints of up to four roots, in order, found to share
 // nothing: the same footprints share nothing again, whichever Footprint values hold them now.
 type apartKey [4]uint64
+
+// slot is where an encoder's apart table keeps k.
+func (k *apartKey) slot() uint64 {
+	return (k[0]*0x9e3779b97f4a7c15 ^ k[1]*0xc2b2ae3d27d4eb4f ^ k[2]*0x165667b19e3779f9 ^ k[3]) >> 58
+}
 
 // findWindows finds the backing arrays of root's slices with a plain encoding.
 func (e *encoder) findWindows(r Root) error {
