@@ -37,8 +37,7 @@ type encoder struct {
 	queue    []object       // objects numbered but not yet encoded, in number order
 	spans    []span         // memory each object occupies, to catch interior pointers
 	spanSort []span         // room for sorting spans (sortSpans)
-	// apart holds footprints of all-Unchanged captures that shared nothing (unchanged), by
-	// apartKey.slot.
+	// apart holds footprints found to share nothing (Apart), by apartKey.slot.
 	apart   [64]apartKey
 	base    int      // objects of earlier components in this capture
 	scratch [][]byte // free buffers for map keys and set elements
@@ -110,9 +109,6 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 // sharing is an Error naming both paths.
 func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
-	if e.unchanged(roots) {
-		return nil
-	}
 	err := e.components(roots, emit, dst, false, nil)
 	if sh, ok := err.(sharedInside); ok {
 		// Slices share memory inside some components: encode those in array mode.
@@ -223,14 +219,16 @@ func (e *encoder) components(roots []Root, emit func(int, []byte), dst []byte, t
 	return nil
 }
 
-// unchanged reports whether every root is Unchanged and their memory shares nothing, which is all
-// a capture of them has to find: most transitions leave the components they touch as they were
-// or as they were a few captures ago (a machine's footprints). Nothing is walked, so no model code
-// runs and no global is met.
-func (e *encoder) unchanged(roots []Root) bool {
+// Apart reports whether the memories of footprints fps (a capture's components, each Unchanged,
+// in order) share nothing, which is all a capture of them has to find: most transitions leave the
+// components they touch as they were, or as they were a few captures ago (a machine's kept
+// values). Nothing is walked, so no model code runs and no global is met (MetGlobals is false
+// after it). False when a footprint is nil, or when they share memory: EncodeComponents, given
+// them as Unchanged roots, then says where.
+func (enc *Encoder) Apart(fps []*Footprint) bool {
+	e := &enc.e
 	var key apartKey
-	for i := range roots {
-		f := roots[i].Unchanged
+	for i, f := range fps {
 		if f == nil {
 			return false
 		}
@@ -245,18 +243,18 @@ func (e *encoder) unchanged(roots []Root) bool {
 	if len(e.globalKeys) > 0 {
 		clear(e.globalKeys)
 	}
-	remember := len(roots) <= len(key) && key[0] != 0
+	remember := len(fps) <= len(key) && key[0] != 0
 	slot := &e.apart[key.slot()]
 	if remember && *slot == key {
 		return true
 	}
 	e.spans = e.spans[:0]
-	for i := range roots {
+	for i, f := range fps {
 		e.comp = i
-		roots[i].Unchanged.spans(e)
+		f.spans(e)
 	}
-	if len(e.spans) > 1 && overlaps(e.spans, len(roots), nil, &e.spanSort) != nil {
-		return false // components walks them and says where
+	if len(e.spans) > 1 && overlaps(e.spans, len(fps), nil, &e.spanSort) != nil {
+		return false
 	}
 	if remember {
 		*slot = key

@@ -177,9 +177,9 @@ func TestUnchangedComponent(t *testing.T) {
 
 type pointsAt struct{ P *int }
 
-// A capture of roots that are all Unchanged walks none of them, but still finds that their
-// memory is shared: two footprints recorded apart that cover one object, one of them recorded
-// again in place after a capture found the pair apart.
+// Footprints found apart are remembered, but two that cover one object are not apart, even when
+// one of them was recorded again in place after the pair was found apart; a capture of such
+// Unchanged roots says where they share.
 func TestUnchangedRootsStillShareNothing(t *testing.T) {
 	var enc canon.Encoder
 	x, y := new(int), new(int)
@@ -198,10 +198,22 @@ func TestUnchangedRootsStillShareNothing(t *testing.T) {
 	if err := both(); err != nil || emitted != 0 {
 		t.Fatalf("apart: %v, %d emitted; want no error, none emitted", err, emitted)
 	}
+	if !enc.Apart([]*canon.Footprint{fa[0], fb[0]}) {
+		t.Fatal("Apart: false for footprints apart")
+	}
+	if !enc.Apart([]*canon.Footprint{fa[0], fb[0]}) {
+		t.Fatal("Apart: false for footprints apart, asked again")
+	}
 	b.P = x
 	// b's footprint recorded again in the same Footprint, b alone: nothing to share with.
 	if err := enc.EncodeComponents([]canon.Root{root("b", b)}, func(int, []byte) { enc.Footprint(fb[0]) }, nil); err != nil {
 		t.Fatal(err)
+	}
+	if enc.Apart([]*canon.Footprint{fa[0], fb[0]}) {
+		t.Error("Apart: true for footprints of one object, the second recorded again in place")
+	}
+	if enc.Apart([]*canon.Footprint{fa[0], nil}) {
+		t.Error("Apart: true with a component that has no footprint")
 	}
 	err := both()
 	if err == nil || !strings.Contains(err.Error(), "cannot share objects") {

@@ -40,6 +40,7 @@ type Machine struct {
 	slot   *transition.Slot
 	hasher stateHasher
 	roots  []canon.Root // scratch for capture
+	fps    []*canon.Footprint
 	// builder and builderBytes are shallow copies of the roots made before the first restore, and
 	// their capture: the self-check watches that nothing writes the builder's objects afterwards.
 	builder      []canon.Root
@@ -171,21 +172,30 @@ func (mc *Machine) Load(s State) error {
 // unchanged gets a footprint (canon.Footprint), and while its memory still matches, later captures
 // do not encode it again.
 func (mc *Machine) capture(s State, comps []int) error {
-	roots := mc.roots[:0]
+	fps := mc.fps[:0]
 	for _, i := range comps {
+		var fp *canon.Footprint
+		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
+			fp = &lv.fp
+			s[i], mc.loaded[i] = lv.id, lv.id
+		} else if v := mc.caught[i].same(); v != nil {
+			fp = &v.fp
+			s[i], mc.loaded[i] = v.id, v.id
+		}
+		fps = append(fps, fp)
+	}
+	mc.fps = fps
+	if mc.enc.Apart(fps) {
+		return nil // nothing to encode
+	}
+	roots := mc.roots[:0]
+	for j, i := range comps {
 		c := mc.Def.Components[i]
 		// Filled in place: a Root built on the stack and appended was copied with wide loads
 		// over the narrow stores that had just written it, a stalled load.
 		roots = append(roots, canon.Root{})
 		r := &roots[len(roots)-1]
-		r.Name, r.V = c.Name, c.Root
-		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
-			r.Unchanged = &lv.fp
-			s[i], mc.loaded[i] = lv.id, lv.id
-		} else if v := mc.caught[i].same(); v != nil {
-			r.Unchanged = &v.fp
-			s[i], mc.loaded[i] = v.id, v.id
-		}
+		r.Name, r.V, r.Unchanged = c.Name, c.Root, fps[j]
 	}
 	mc.roots = roots
 	err := mc.enc.EncodeComponents(roots, func(j int, b []byte) {
