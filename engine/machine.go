@@ -139,8 +139,9 @@ func (mc *Machine) Close() {
 // footprint's copy; any other is decoded, and its footprint recorded for the next transitions from
 // the same state.
 func (mc *Machine) Load(s State) error {
+	loaded := mc.loaded[:len(s)]
 	for i, id := range s {
-		if mc.loaded[i] == id {
+		if loaded[i] == id {
 			continue
 		}
 		lv := &mc.live[i]
