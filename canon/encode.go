@@ -38,10 +38,11 @@ type encoder struct {
 	spans    []span         // memory each object occupies, to catch interior pointers
 	spanSort []span         // room for sorting spans (sortSpans)
 	// apart holds footprints found to share nothing (Apart), by apartKey.slot.
-	apart   [64]apartKey
-	base    int      // objects of earlier components in this capture
-	scratch [][]byte // free buffers for map keys and set elements
-	parts   [][]part // free lists of encoded keys and elements, to sort them
+	apart    [64]apartKey
+	base     int       // objects of earlier components in this capture
+	scratch  [][]byte  // free buffers for map keys and set elements
+	parts    [][]part  // free lists of encoded keys and elements, to sort them
+	setMemos []setMemo // the last set of each of a few types written (setmemo.go)
 
 	// Map entries are copied into reused slices, so iterating a map allocates nothing.
 	iter      reflect.MapIter

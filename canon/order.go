@@ -62,7 +62,21 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *
 	// Where each element's encoding starts and ends, for sorting; the first element found before
 	// its predecessor.
 	parts, first, disorder := e.takeParts(), len(e.buf), -1
-	for i := range h.len {
+	// The elements that begin the last set of this type written, as they were (setmemo.go).
+	var m *setMemo
+	k := 0
+	if elem.flat {
+		if m = e.setMemo(t); m != nil {
+			k = m.same(h, size)
+		}
+	}
+	if k > 0 {
+		parts = m.reuse(e, k, parts)
+		if m.sorted < k {
+			disorder = m.sorted
+		}
+	}
+	for i := k; i < h.len; i++ {
 		start := len(e.buf)
 		if e.tracking {
 			e.push(indexSeg(i))
@@ -77,6 +91,9 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *
 		parts = append(parts, part{start: start, end: len(e.buf), i: i})
 	}
 	e.inKey = wasKey
+	if m != nil {
+		m.keep(e, h, t.Elem(), size, k, parts, disorder)
+	}
 	if disorder >= 0 || h.cap > h.len {
 		e.asDecoded = false // Decode restores a set sorted, with no spare capacity
 	}

@@ -39,6 +39,10 @@ type plan struct {
 	// capture by a new Encoder (the self-check makes one a check).
 	mayRef bool
 
+	// flat: a value's encoding follows from its memory alone, a set element's the memo can keep
+	// (setmemo.go).
+	flat bool
+
 	// partial: a struct's state fields, when it also has fields that are not state (cmc:"-" or
 	// a rule); nil otherwise. A footprint restores only these in a root (Footprint.Restore).
 	partial []field
@@ -151,7 +155,8 @@ func planLocked(t reflect.Type) *plan {
 	if p, ok := building[t]; ok {
 		return p
 	}
-	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType), mayRef: typeMayRef(t)}
+	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType), mayRef: typeMayRef(t),
+		flat: isFlatElem(t)}
 	building[t] = p
 	buildPlan(p)
 	reflectFast(p)
