@@ -175,13 +175,15 @@ func (mc *Machine) Load(s State) error {
 func (mc *Machine) capture(s State, comps []int) error {
 	fps := mc.fps[:0]
 	for _, i := range comps {
+		// A component with values kept is one handlers set small values to (caught.go): it is
+		// more often one of them than what the run started from.
 		var fp *canon.Footprint
-		if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
-			fp = &lv.fp
-			s[i], mc.loaded[i] = lv.id, lv.id
-		} else if v := mc.caught[i].same(); v != nil {
+		if v := mc.caught[i].same(); v != nil {
 			fp = &v.fp
 			s[i], mc.loaded[i] = v.id, v.id
+		} else if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
+			fp = &lv.fp
+			s[i], mc.loaded[i] = lv.id, lv.id
 		}
 		fps = append(fps, fp)
 	}
