@@ -28,7 +28,7 @@ type Footprint struct {
 	maps    []mapCopy
 	flat    bool // no maps, no globals: Same can answer
 	// stamp tells this recording from every other in the process (0: none): the same stamp, the
-	// same regions, however the Footprint was copied since (Encoder.apart).
+	// same regions, however the Footprint was copied since (Encoder.Apart).
 	stamp uint64
 	// root lists the root object's state fields when it also has fields that are not state: a
 	// restore leaves those as they are, as Decode does. Nil: the whole root is state.

@@ -95,7 +95,7 @@ func (m *setMemo) keep(e *encoder, h sliceHeader, et reflect.Type, size uintptr,
 	typedslicecopy(typ, sliceHeader{unsafe.Add(m.raw, off), n, n}, sliceHeader{unsafe.Add(h.data, off), n, n})
 	if m.n > h.len {
 		// Elements past the set's end no longer belong to it: let go of their strings.
-		var zero = reflect.Zero(et)
+		zero := reflect.Zero(et)
 		for i := h.len; i < m.n; i++ {
 			reflect.NewAt(et, unsafe.Add(m.raw, uintptr(i)*size)).Elem().Set(zero)
 		}

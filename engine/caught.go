@@ -33,10 +33,7 @@ type caught struct {
 
 // same returns the kept value the live root holds, if any.
 func (c *caught) same() *caughtValue {
-	if c.off {
-		return nil
-	}
-	if c.n == 0 {
+	if c.off || c.n == 0 {
 		return nil
 	}
 	_, now := c.values[0].fp.Lead() // every value kept is of the same root
