@@ -156,7 +156,7 @@ func planLocked(t reflect.Type) *plan {
 		return p
 	}
 	p := &plan{t: t, name: typeName(t), errorPointer: reflect.PointerTo(t).Implements(errorType), mayRef: typeMayRef(t),
-		flat: isFlatElem(t)}
+		flat: isFlat(t)}
 	building[t] = p
 	buildPlan(p)
 	reflectFast(p)

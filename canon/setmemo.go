@@ -11,9 +11,9 @@ import (
 // set of each type it wrote, its elements' memory and their encodings in the set's order, and
 // the next set of that type takes the encodings of the elements that begin it and whose memory is
 // the same, encoding only the rest. Only for elements whose encoding their memory decides alone
-// (flatElem): no pointer, slice, map, interface or function, no float (a NaN tells AsDecoded
-// something), strings allowed, whose bytes never change while the memo's typed copy of the
-// elements keeps them alive.
+// (isFlat): no pointer, slice, map, interface or function, no uintptr, no float (a NaN tells
+// AsDecoded something), strings allowed, whose bytes never change while the memo's typed copy of
+// the elements keeps them alive.
 
 // setMemo is the last set of one type an encoder wrote.
 type setMemo struct {
@@ -116,17 +116,17 @@ func (m *setMemo) keep(e *encoder, h sliceHeader, et reflect.Type, size uintptr,
 	}
 }
 
-// isFlatElem reports whether a value of type t is encoded from its memory alone: see setMemo.
-func isFlatElem(t reflect.Type) bool {
+// isFlat reports whether a value of type t is encoded from its memory alone: see setMemo.
+func isFlat(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.String:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
 		return true
 	case reflect.Array:
-		return isFlatElem(t.Elem())
+		return isFlat(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if !isFlatElem(t.Field(i).Type) {
+			if !isFlat(t.Field(i).Type) {
 				return false
 			}
 		}

@@ -62,8 +62,5 @@ func (c *caught) add(enc *canon.Encoder, id uint32) {
 	v.id = id
 	v.lead, _ = v.fp.Lead()
 	c.next = (c.next + 1) % keepCaught
-	c.n = max(c.n, c.next)
-	if c.next == 0 {
-		c.n = keepCaught
-	}
+	c.n = min(c.n+1, keepCaught)
 }
