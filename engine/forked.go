@@ -133,6 +133,7 @@ func (z *sleeper) await(ready func() bool) {
 	for i := 1; !ready(); i++ {
 		if i%spinsPerYield == 0 {
 			runtime.Gosched()
+			yieldThread()
 		}
 		if i < sleepAfter {
 			continue
@@ -161,7 +162,7 @@ const (
 	// sleepAfter is how many times a waiting goroutine looks before it sleeps: far more than
 	// the other takes when both have a core (a few microseconds), and a bound on what spinning
 	// wastes when they share one (another process keeps a core busy).
-	sleepAfter = 1 << 13
+	sleepAfter = 1 << 15
 	// spinsPerYield is how many times a goroutine waiting for another looks before it yields:
 	// the wait is about as long as a handler run, and yielding costs more than that.
 	spinsPerYield = 256
