@@ -159,12 +159,16 @@ func (z *sleeper) wake() {
 }
 
 const (
-	// sleepAfter is how many times a waiting goroutine looks before it sleeps: far more than
-	// the other takes when both have a core (a few microseconds), and a bound on what spinning
-	// wastes when they share one (another process keeps a core busy).
+	// sleepAfter is how many times a waiting goroutine looks before it sleeps (0.7-0.85 ms
+	// here, its yields included): far more than the other takes when both have a core (a few
+	// microseconds), and more than the helper's usual wait for the search's next post, since
+	// waking a sleeper costs about 70 us on this machine. With 1 << 13 looks, a process with a
+	// 20 ms ticker (the worker's watchdog) had the helper sleep 2,300-4,800 times on TwoPhase
+	// RM=8 against 35-42 now (docs/performance.md).
 	sleepAfter = 1 << 15
-	// spinsPerYield is how many times a goroutine waiting for another looks before it yields:
-	// the wait is about as long as a handler run, and yielding costs more than that.
+	// spinsPerYield is how many times a goroutine waiting for another looks before it yields
+	// (the goroutine, then the thread's core, yieldThread): the wait is about as long as a
+	// handler run, and yielding costs more than that.
 	spinsPerYield = 256
 )
 
