@@ -1,7 +1,10 @@
 package coord
 
 import (
+	"bytes"
 	"context"
+	"debug/buildinfo"
+	"os"
 	"sync"
 	"testing"
 )
@@ -37,5 +40,38 @@ func TestConcurrentBuilds(t *testing.T) {
 	models, err := Models(ctx, bins[0], nil)
 	if err != nil || len(models) != 4 {
 		t.Fatalf("the built worker lists %v, %v; want the 4 models of badmodels", models, err)
+	}
+}
+
+// TestBuildUsesProfile: a worker is built with the embedded profile (-pgo), which the go command
+// records in the binary, and the profile written to the cache is the embedded one.
+func TestBuildUsesProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a worker binary")
+	}
+	p, err := Resolve(context.Background(), ".", "./testdata/badmodels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Build(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prof string
+	for _, s := range info.Settings {
+		if s.Key == "-pgo" {
+			prof = s.Value
+		}
+	}
+	if prof == "" {
+		t.Fatalf("the worker was built without -pgo: settings %v", info.Settings)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil || !bytes.Equal(b, workerProfile) || len(b) == 0 {
+		t.Fatalf("the worker's profile %s (%v) is not the embedded one (%d bytes)", prof, err, len(workerProfile))
 	}
 }
