@@ -84,6 +84,24 @@ async function command(label) {
 }
 
 /**
+ * Moves the active editor's cursor to line n with Go to Line, and waits for the box to close: a
+ * views panel that opens meanwhile takes the focus and keeps the Enter, which left the box open
+ * over the next click.
+ */
+async function goToLine(n) {
+  const input = page.locator('.quick-input-widget input[type="text"]').first();
+  await withFocus(async () => {
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(`:${n}`, { timeout: 5000 });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `Go to line ${n}.` }).first().waitFor({ state: 'visible', timeout: 5000 });
+    await input.press('Enter', { timeout: 5000 });
+    await input.waitFor({ state: 'hidden', timeout: 5000 });
+  });
+  await page.locator('.statusbar-item', { hasText: `Ln ${n}, Col 1` }).first().waitFor({ state: 'visible', timeout: 5000 });
+}
+
+/**
  * Runs action, again (up to four times) after giving the focus back to the window: a webview
  * that opens (the views panel) takes the focus, which closes the command palette or Quick Open,
  * or keeps the keys.
@@ -484,10 +502,7 @@ async function stepIntoCode() {
   await waitTopStep(11);
   // A breakpoint on rerr.go:49, where the stale RERR's sequence number is copied.
   await openFile(path.join(aodv, 'rerr.go'));
-  await page.keyboard.press('Control+G');
-  await page.keyboard.type('49');
-  await page.keyboard.press('Enter');
-  await page.waitForTimeout(500);
+  await goToLine(49);
   await page.keyboard.press('F9');
   await page.locator('.debug-breakpoint, .codicon-debug-breakpoint-unverified, .codicon-debug-breakpoint').first().waitFor({ state: 'visible', timeout: 10000 });
 
@@ -725,9 +740,7 @@ async function scenario() {
   }
   // Scroll the Choose line into view (air.go:150), as a user reading it does.
   if (configName === 'Check AODV') {
-    await page.keyboard.press('Control+G');
-    await page.keyboard.type('150');
-    await page.keyboard.press('Enter');
+    await goToLine(150);
   }
   await inline.first().waitFor({ state: 'visible', timeout: 15000 });
   if (configName === 'Check AODV') {
