@@ -84,21 +84,22 @@ async function command(label) {
 }
 
 /**
- * Moves the active editor's cursor to line n with Go to Line, and waits for the box to close: a
- * views panel that opens meanwhile takes the focus and keeps the Enter, which left the box open
- * over the next click.
+ * Moves the active editor's cursor to line, column col with Go to Line, and waits for the box to
+ * close and the status bar to say Ln line, Col shown (it counts a tab to the next multiple of the
+ * tab size, Go to Line one character). A views panel that opens meanwhile takes the focus and
+ * keeps the Enter, which left the box open over the next click: then it goes again.
  */
-async function goToLine(n) {
+async function goTo(line, col = 1, shown = col) {
   const input = page.locator('.quick-input-widget input[type="text"]').first();
   await withFocus(async () => {
     await page.keyboard.press('Control+G');
     await input.waitFor({ state: 'visible', timeout: 5000 });
-    await input.fill(`:${n}`, { timeout: 5000 });
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `Go to line ${n}.` }).first().waitFor({ state: 'visible', timeout: 5000 });
+    await input.fill(`:${line}:${col}`, { timeout: 5000 });
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: `Go to line ${line}` }).first().waitFor({ state: 'visible', timeout: 5000 });
     await input.press('Enter', { timeout: 5000 });
     await input.waitFor({ state: 'hidden', timeout: 5000 });
+    await page.locator('.statusbar-item', { hasText: `Ln ${line}, Col ${shown}` }).first().waitFor({ state: 'visible', timeout: 5000 });
   });
-  await page.locator('.statusbar-item', { hasText: `Ln ${n}, Col 1` }).first().waitFor({ state: 'visible', timeout: 5000 });
 }
 
 /**
@@ -502,7 +503,7 @@ async function stepIntoCode() {
   await waitTopStep(11);
   // A breakpoint on rerr.go:49, where the stale RERR's sequence number is copied.
   await openFile(path.join(aodv, 'rerr.go'));
-  await goToLine(49);
+  await goTo(49);
   await page.keyboard.press('F9');
   await page.locator('.debug-breakpoint, .codicon-debug-breakpoint-unverified, .codicon-debug-breakpoint').first().waitFor({ state: 'visible', timeout: 10000 });
 
@@ -740,7 +741,7 @@ async function scenario() {
   }
   // Scroll the Choose line into view (air.go:150), as a user reading it does.
   if (configName === 'Check AODV') {
-    await goToLine(150);
+    await goTo(150);
   }
   await inline.first().waitFor({ state: 'visible', timeout: 15000 });
   if (configName === 'Check AODV') {
@@ -876,16 +877,9 @@ async function scenario() {
   let shownCol = 1;
   for (const ch of lines[ruleLine - 1].slice(0, ruleCol - 1)) shownCol = ch === '\t' ? Math.floor((shownCol - 1) / 4) * 4 + 5 : shownCol + 1;
   await openFile(rerr);
-  // Go to Line takes line:column; the status bar says where the cursor is and what is selected,
-  // so each key lands before the next is pressed.
-  const cursorAt = page.locator('.statusbar-item', { hasText: `Ln ${ruleLine}, Col ${shownCol}` }).first();
-  await withFocus(async () => {
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input[type="text"]').first().waitFor({ state: 'visible', timeout: 5000 });
-    await page.keyboard.type(`${ruleLine}:${ruleCol}`);
-    await page.keyboard.press('Enter');
-    await cursorAt.waitFor({ state: 'visible', timeout: 5000 });
-  });
+  // The status bar says where the cursor is and what is selected, so each key lands before the
+  // next is pressed.
+  await goTo(ruleLine, ruleCol, shownCol);
   for (let i = 0; i < rule.length; i++) await page.keyboard.press('Shift+ArrowRight');
   await page.locator('.statusbar-item', { hasText: `(${rule.length} selected)` }).first().waitFor({ state: 'visible', timeout: 5000 });
   await page.keyboard.press('Delete');
