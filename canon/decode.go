@@ -298,7 +298,7 @@ func (d *decoder) objectRef(t reflect.Type, p *plan) reflect.Value {
 			size := d.uvarint()
 			d.checkCount(size, max(1, addMin(p.key.min, p.elem.min)), 0)
 			o := reflect.MakeMapWithSize(t, int(size))
-			d.fp.addMap(nil, t, o)
+			d.fp.addMap(nil, p, o)
 			d.objs = append(d.objs, decObject{v: o, plan: p, n: size})
 			return o
 		}

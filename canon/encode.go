@@ -142,8 +142,9 @@ func (enc *Encoder) AsDecoded() bool { return enc.e.asDecoded }
 func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
 
 // Footprint makes f the footprint of the component last handed to EncodeComponents' emit, and
-// reports whether it has one that Same can answer for (no map, no global). If not, f is left as it
-// was: a checker keeps the footprint its decoder gave, which still restores the value.
+// reports whether it has one that Same can answer for (no global, no map keyed by floats or
+// interfaces). If not, f is left as it was: a checker keeps the footprint its decoder gave, which
+// still restores the value.
 func (enc *Encoder) Footprint(f *Footprint) bool {
 	p := enc.e.footprint()
 	if p == nil {
@@ -516,7 +517,7 @@ func (e *encoder) addObject(t reflect.Type, ptr unsafe.Pointer, target *plan, ze
 		}
 	}
 	if isMap {
-		e.fp.addMap(ptr, target.t, reflect.Value{})
+		e.fp.addMap(ptr, target, reflect.Value{})
 	}
 	return n
 }

@@ -19,14 +19,17 @@ import (
 // the footprint saw, without decoding. The copy is typed memory, written and read with the
 // runtime's write barriers, so the collector sees every pointer it holds and the objects and
 // strings the old value reached stay alive while the footprint does. A map's memory is not flat:
-// its entries are copied out, and a restore empties the same map and puts them back. A value
-// holding a map or a pointer to a package-level variable (whose contents lie elsewhere) can be
-// restored but never compares the same: a capture encodes it again.
+// its entries are copied out, and a restore empties the same map and puts them back. Same looks
+// each copied entry up in the map and compares the value's memory: with as many entries, the map
+// holds what it held (the objects its values point to are regions, compared as any other). That
+// needs keys that encode the same whenever they are == (plan.keysExact; a float's 0 and -0 do
+// not). A value holding a map of other keys, or a pointer to a package-level variable (whose
+// contents lie elsewhere), can be restored but never compares the same: a capture encodes it again.
 type Footprint struct {
 	regions []region
 	shadows []shadow
 	maps    []mapCopy
-	flat    bool // no maps, no globals: Same can answer
+	flat    bool // no globals, and every map's keys exact: Same can answer
 	// stamp tells this recording from every other in the process (0: none): the same stamp, the
 	// same regions, however the Footprint was copied since (Encoder.Apart).
 	stamp uint64
@@ -58,6 +61,9 @@ type mapCopy struct {
 	m          reflect.Value
 	keys, vals reflect.Value // []K and []V, typed: the collector sees their pointers
 	n          int
+	// For Same: the map's runtime type and the map itself (m's), the sizes of a key and a value.
+	typ, live    unsafe.Pointer
+	kSize, vSize uintptr
 }
 
 // Same reports whether the memory still holds what it held.
@@ -67,6 +73,27 @@ func (f *Footprint) Same() bool {
 	}
 	for i, r := range f.regions {
 		if !equal(r.start, f.shadows[i].ptr, r.size) {
+			return false
+		}
+	}
+	for i := range f.maps {
+		if !f.maps[i].same() {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether the map still holds the entries copied out: as many, and each key's value
+// the same memory.
+func (c *mapCopy) same() bool {
+	if c.m.Len() != c.n {
+		return false
+	}
+	keys, vals := c.keys.UnsafePointer(), c.vals.UnsafePointer()
+	for i := range uintptr(c.n) {
+		v := mapaccess(c.typ, c.live, unsafe.Add(keys, i*c.kSize))
+		if v == nil || !equal(v, unsafe.Add(vals, i*c.vSize), c.vSize) {
 			return false
 		}
 	}
@@ -171,6 +198,8 @@ func (f *Footprint) recordMaps(maps []mapCopy) {
 			c.keys.Index(c.n).SetIterKey(it)
 			c.vals.Index(c.n).SetIterValue(it)
 		}
+		c.typ, c.live = rtypeOf(c.m.Type()), c.m.UnsafePointer()
+		c.kSize, c.vSize = c.m.Type().Key().Size(), c.m.Type().Elem().Size()
 		f.maps = append(f.maps, c)
 	}
 	if len(old) > len(f.maps) {
@@ -208,7 +237,7 @@ type footprinter struct {
 	rootPtr unsafe.Pointer
 	root    []field // the root's state fields, if it has others (Footprint.root)
 	ok      bool
-	flat    bool // no maps, no globals met
+	flat    bool // no globals met, every map's keys exact
 }
 
 // start begins a component whose root object is at root.
@@ -217,11 +246,11 @@ func (p *footprinter) start(root unsafe.Pointer) {
 	p.regions, p.maps, p.rootPtr, p.root, p.ok, p.flat = p.regions[:0], p.maps[:0], root, nil, true, true
 }
 
-// addMap records a map of type t the value holds, at ptr; m is the map, if the caller has it.
-func (p *footprinter) addMap(ptr unsafe.Pointer, t reflect.Type, m reflect.Value) {
-	p.flat = false
+// addMap records a map of plan mp the value holds, at ptr; m is the map, if the caller has it.
+func (p *footprinter) addMap(ptr unsafe.Pointer, mp *plan, m reflect.Value) {
+	p.flat = p.flat && mp.keysExact
 	if p.ok {
-		p.maps = append(p.maps, mapCopy{ptr: ptr, t: t, m: m})
+		p.maps = append(p.maps, mapCopy{ptr: ptr, t: mp.t, m: m})
 	}
 }
 
@@ -264,9 +293,9 @@ func (p *footprinter) drop() {
 }
 
 // The runtime's typed copies, with the write barriers the collector needs when the values hold
-// pointers (and a plain copy when they do not). The runtime keeps these names for packages that
-// link to them (see its comments on typedmemmove, reflect_typedslicecopy and
-// reflect_unsafe_NewArray).
+// pointers (and a plain copy when they do not), and its map lookup. The runtime keeps these names
+// for packages that link to them (see its comments on typedmemmove, reflect_typedslicecopy,
+// reflect_unsafe_NewArray and reflect_mapaccess).
 //
 //go:linkname typedmemmove runtime.typedmemmove
 func typedmemmove(typ, dst, src unsafe.Pointer)
@@ -276,3 +305,9 @@ func typedslicecopy(elem unsafe.Pointer, dst, src sliceHeader) int
 
 //go:linkname unsafe_NewArray reflect.unsafe_NewArray
 func unsafe_NewArray(typ unsafe.Pointer, n int) unsafe.Pointer
+
+// mapaccess returns a pointer to the value of the key at key in map m of runtime type typ, or nil
+// when m has no such key.
+//
+//go:linkname mapaccess reflect.mapaccess
+func mapaccess(typ, m, key unsafe.Pointer) unsafe.Pointer

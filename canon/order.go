@@ -186,6 +186,7 @@ func buildMap(p *plan) {
 	p.key, p.elem = planLocked(t.Key()), planLocked(t.Elem())
 	p.keys, p.vals = reflect.SliceOf(t.Key()), reflect.SliceOf(t.Elem())
 	p.keyPtr, p.valPtr = holdsPointers(t.Key()), holdsPointers(t.Elem())
+	p.keysExact = keysExact(t.Key())
 	id := objectType(t)
 	p.min = 1
 	p.enc = func(e *encoder, v reflect.Value) {

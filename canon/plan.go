@@ -28,6 +28,9 @@ type plan struct {
 	key, elem      *plan
 	keys, vals     reflect.Type // []K and []V: scratch for sorting entries
 	keyPtr, valPtr bool         // K or V hold pointers: scratch must be cleared after use
+	// keysExact: two keys of K that are == encode the same (no float, complex or interface in
+	// K), so a footprint can tell a map is unchanged by looking its entries up (Footprint.Same).
+	keysExact bool
 
 	registered atomic.Bool // name checked against the names of other types
 
@@ -386,6 +389,24 @@ func keyHoldsPointers(t reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// keysExact reports whether keys of type t that are == always encode the same: not when t holds a
+// float (0 == -0), a complex or an interface (which may hold either).
+func keysExact(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.Interface:
+		return false
+	case reflect.Array:
+		return keysExact(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !keysExact(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // holdsPointers reports whether values of t hold any pointer the garbage collector follows.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/cmc-go/cmc/canon"
 )
 
 type sensKey struct {
@@ -229,6 +231,43 @@ func TestEveryLeafCounts(t *testing.T) {
 	}
 	if covered["skip"] {
 		t.Errorf("the walk changed the cmc:\"-\" field")
+	}
+}
+
+// A footprint of the value, captured or decoded, no longer says the same once any one leaf
+// changed, a map's key or value included.
+func TestFootprintSeesEveryLeaf(t *testing.T) {
+	for target := 0; ; target++ {
+		s := newSens()
+		var enc canon.Encoder
+		var fps [2]canon.Footprint
+		var captured bool
+		err := enc.EncodeComponents([]canon.Root{{Name: "s", V: reflect.ValueOf(s)}}, func(_ int, b []byte) {
+			captured = enc.Footprint(&fps[0])
+		}, nil)
+		if err != nil || !captured {
+			t.Fatalf("capture: %v; footprint %v", err, captured)
+		}
+		d := newSens()
+		var dec canon.Decoder
+		if err := dec.DecodeValue(encode(t, s), reflect.ValueOf(d)); err != nil || !dec.Footprint(&fps[1]) {
+			t.Fatalf("decode: %v, or no footprint", err)
+		}
+		for i, v := range []*sens{s, d} {
+			if !fps[i].Same() {
+				t.Fatalf("footprint %d: not the same before any change", i)
+			}
+			m := &mutator{target: target, seen: map[uintptr]bool{}}
+			if !m.walk(reflect.ValueOf(v).Elem(), "s") {
+				if target == 0 {
+					t.Fatal("no leaf to change")
+				}
+				return
+			}
+			if fps[i].Same() {
+				t.Errorf("footprint %d still says the same after changing %s", i, m.path)
+			}
+		}
 	}
 }
 

@@ -262,6 +262,7 @@ type shapeCapture struct {
 	err       error
 	asDecoded bool
 	fp        bool
+	same      bool // the footprint says the same right after the capture
 	regions   int
 	size      uintptr
 }
@@ -273,6 +274,7 @@ func captureShape(enc *Encoder, root reflect.Value, name string) shapeCapture {
 		c.asDecoded = enc.AsDecoded()
 		var f Footprint
 		if c.fp = enc.Footprint(&f); c.fp {
+			c.same = f.Same()
 			c.regions = len(f.regions)
 			for _, r := range f.regions {
 				c.size += r.size
@@ -304,6 +306,9 @@ func checkShape(t *testing.T, i int, root reflect.Value) string {
 	}
 	if fast.err != nil {
 		return fmt.Sprintf("error %v", fast.err)
+	}
+	if fast.fp && !fast.same {
+		t.Fatalf("shape %d (%s): the footprint of a capture does not say the same right after it", i, root.Type())
 	}
 	into := reflect.New(root.Type().Elem())
 	if err := DecodeValue(fast.b, into); err != nil {
