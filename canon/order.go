@@ -220,7 +220,7 @@ func (e *encoder) slotsFor(p *plan, n int) *mapSlots {
 func (e *encoder) mapContent(o object) {
 	p := o.plan
 	e.mapHeader = o.ptr
-	m := reflect.NewAt(p.t, unsafe.Pointer(&e.mapHeader)).Elem()
+	m := p.at(unsafe.Pointer(&e.mapHeader))
 	n := m.Len() // written with the map's number
 	if n == 0 {
 		return

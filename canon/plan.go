@@ -23,6 +23,7 @@ type plan struct {
 	// memory fast paths (see fast.go)
 	fastEnc fastEnc
 	fastDec fastDec
+	ptrType unsafe.Pointer // the runtime's type of *t (plan.at)
 
 	// maps only
 	key, elem      *plan
