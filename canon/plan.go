@@ -377,37 +377,38 @@ func mayRef(t reflect.Type, met map[reflect.Type]bool) bool {
 // keyHoldsPointers reports whether map keys of type t hold pointers, statically. Interface keys are
 // checked value by value instead: map[any]V keyed by strings is fine.
 func keyHoldsPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Chan, reflect.UnsafePointer:
-		return true
-	case reflect.Array:
-		return keyHoldsPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if keyHoldsPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
+	return !everyLeaf(t, func(k reflect.Kind) bool {
+		return k != reflect.Pointer && k != reflect.Chan && k != reflect.UnsafePointer
+	})
 }
 
 // keysExact reports whether keys of type t that are == always encode the same: not when t holds a
 // float (0 == -0), a complex or an interface (which may hold either).
 func keysExact(t reflect.Type) bool {
+	return everyLeaf(t, func(k reflect.Kind) bool {
+		switch k {
+		case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.Interface:
+			return false
+		}
+		return true
+	})
+}
+
+// everyLeaf reports whether ok holds for the kind of every value inside a value of type t that is
+// not an array or a struct.
+func everyLeaf(t reflect.Type, ok func(reflect.Kind) bool) bool {
 	switch t.Kind() {
-	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.Interface:
-		return false
 	case reflect.Array:
-		return keysExact(t.Elem())
+		return everyLeaf(t.Elem(), ok)
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if !keysExact(t.Field(i).Type) {
+			if !everyLeaf(t.Field(i).Type, ok) {
 				return false
 			}
 		}
+		return true
 	}
-	return true
+	return ok(t.Kind())
 }
 
 // holdsPointers reports whether values of t hold any pointer the garbage collector follows.

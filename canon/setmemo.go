@@ -118,19 +118,12 @@ func (m *setMemo) keep(e *encoder, h sliceHeader, et reflect.Type, size uintptr,
 
 // isFlat reports whether a value of type t is encoded from its memory alone: see setMemo.
 func isFlat(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		return true
-	case reflect.Array:
-		return isFlat(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !isFlat(t.Field(i).Type) {
-				return false
-			}
+	return everyLeaf(t, func(k reflect.Kind) bool {
+		switch k {
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+			return true
 		}
-		return true
-	}
-	return false
+		return false
+	})
 }
