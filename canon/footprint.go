@@ -61,9 +61,11 @@ type mapCopy struct {
 	m          reflect.Value
 	keys, vals reflect.Value // []K and []V, typed: the collector sees their pointers
 	n          int
-	// For Same: the map's runtime type and the map itself (m's), the sizes of a key and a value.
+	// For Same: the map's runtime type and the map itself (m's), the sizes of a key and a value,
+	// and whether its keys are exact (plan.keysExact), so that same can answer.
 	typ, live    unsafe.Pointer
 	kSize, vSize uintptr
+	exact        bool
 }
 
 // Same reports whether the memory still holds what it held.
@@ -136,6 +138,9 @@ func (f *Footprint) Restore() bool {
 	if len(f.regions)+len(f.maps) == 0 {
 		return false
 	}
+	// In a value of many regions most are as the handler found them, and comparing costs less
+	// than a copy with the collector's write barriers; a value of a few, a handler mostly changed.
+	compare := len(f.regions) >= compareRegions
 	for i, r := range f.regions {
 		src := f.shadows[i].ptr
 		if i == 0 && f.root != nil {
@@ -144,9 +149,15 @@ func (f *Footprint) Restore() bool {
 			}
 			continue
 		}
-		typedslicecopy(r.typ, sliceHeader{r.start, r.n, r.n}, sliceHeader{src, r.n, r.n})
+		if !compare || !equal(r.start, src, r.size) {
+			typedslicecopy(r.typ, sliceHeader{r.start, r.n, r.n}, sliceHeader{src, r.n, r.n})
+		}
 	}
-	for _, c := range f.maps {
+	for i := range f.maps {
+		c := &f.maps[i]
+		if c.exact && c.same() {
+			continue
+		}
 		c.m.Clear()
 		for i := range c.n {
 			c.m.SetMapIndex(c.keys.Index(i), c.vals.Index(i))
@@ -154,6 +165,10 @@ func (f *Footprint) Restore() bool {
 	}
 	return true
 }
+
+// compareRegions is the fewest regions of a value for Restore to compare each with its copy
+// before copying it back: etcd raft's nodes (33) gain, TwoPhase's resource managers (1) lose.
+const compareRegions = 8
 
 // record makes f the footprint of regions, copying their values now. Shadows are kept from one
 // recording to the next when a region's type and length fit.
@@ -250,7 +265,7 @@ func (p *footprinter) start(root unsafe.Pointer) {
 func (p *footprinter) addMap(ptr unsafe.Pointer, mp *plan, m reflect.Value) {
 	p.flat = p.flat && mp.keysExact
 	if p.ok {
-		p.maps = append(p.maps, mapCopy{ptr: ptr, t: mp.t, m: m})
+		p.maps = append(p.maps, mapCopy{ptr: ptr, t: mp.t, m: m, exact: mp.keysExact})
 	}
 }
 

@@ -190,13 +190,24 @@ func TestFootprintFloatKeys(t *testing.T) {
 			t.Errorf("%s keys: a decoded value's footprint says the same, or there is none", c.name)
 		}
 	}
-	// Why: -0 finds the entry of 0, but the two encode differently.
+	// Why: -0 finds the entry of 0, but the two encode differently; and a restore must put 0 back.
 	f := &floatKeys{M: map[float64]int{0: 1}}
 	before := encode(t, f)
+	var dec canon.Decoder
+	if err := dec.DecodeValue(before, reflect.ValueOf(f)); err != nil {
+		t.Fatal(err)
+	}
+	var fp canon.Footprint
+	if !dec.Footprint(&fp) {
+		t.Fatal("no footprint")
+	}
 	delete(f.M, 0)
 	f.M[zero] = 1
 	if bytes.Equal(encode(t, f), before) {
 		t.Error("map keys 0 and -0 encode the same: the test above proves nothing")
+	}
+	if !fp.Restore() || !bytes.Equal(encode(t, f), before) {
+		t.Error("restore left the key -0 where the value had 0")
 	}
 }
 
