@@ -28,9 +28,9 @@ type Budget struct {
 // History is what the invariants need of the past (ghost state, not the nodes'): which nodes
 // led in which term.
 type History struct {
-	// Leaders[t] are the nodes that were leader in term t. A slice, not a map: a component
-	// without maps has a footprint that can tell it is unchanged, and most transitions leave the
-	// history as it was, so their captures need not encode it again.
+	// Leaders[t] are the nodes that were leader in term t. A slice, not a map: most transitions
+	// leave the history as it was, and a capture finds so by comparing its memory, without
+	// encoding it again; a map's entries would each be looked up again (canon.Footprint).
 	Leaders [][]uint64
 }
 
