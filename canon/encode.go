@@ -44,10 +44,9 @@ type encoder struct {
 	parts    [][]part  // free lists of encoded keys and elements, to sort them
 	setMemos []setMemo // the last set of each of a few types written (setmemo.go)
 
-	// Map entries are copied into reused slices, so iterating a map allocates nothing.
-	iter      reflect.MapIter
-	mapHeader unsafe.Pointer // the map being encoded, as a reflect.Value reads it
-	mapSlots  map[*plan]*mapSlots
+	iter      mapIter          // the map being encoded
+	mapHeader unsafe.Pointer   // the map, as a reflect.Value reads it
+	entries   []unsafe.Pointer // its entries' keys and values, in the map's order
 
 	tracking   bool     // record the path, to say where an error happened
 	path       []string // path segments while tracking
@@ -320,9 +319,6 @@ func Hash(b []byte) uint64 {
 
 // reset starts a capture: no object is known yet.
 func (e *encoder) reset(tracking bool) {
-	if e.mapSlots == nil {
-		e.mapSlots = make(map[*plan]*mapSlots)
-	}
 	e.seen.reset()
 	e.types = e.types[:0]
 	e.spans = e.spans[:0]
@@ -370,9 +366,9 @@ func (e *encoder) catch(err *error) {
 	*err = &Error{Path: path, Reason: f.reason}
 	e.arrayMode = false
 	e.dropQueue()
-	e.iter.Reset(reflect.Value{})
+	e.iter.done()
+	clear(e.entries[:cap(e.entries)]) // a failed map walk leaves its entries past the length
 	e.mapHeader = nil
-	clear(e.mapSlots)
 }
 
 // dropQueue lets go of the objects queued, so that the encoder does not keep the state alive. Of

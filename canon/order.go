@@ -48,9 +48,6 @@ func sortParts(parts []part, all []byte) (sorted bool) {
 	return false
 }
 
-// mapSlots holds the entries of maps of one type while they are sorted.
-type mapSlots struct{ keys, vals reflect.Value } // []K and []V
-
 // setContent encodes the elements of a multiset of type t (elements of size bytes) sorted by their
 // own encodings. Sets are mostly in order already (a restored set is, and most transitions leave
 // it so), so the elements are encoded straight into the output, each compared with the one before;
@@ -184,8 +181,6 @@ func buildMap(p *plan) {
 		return
 	}
 	p.key, p.elem = planLocked(t.Key()), planLocked(t.Elem())
-	p.keys, p.vals = reflect.SliceOf(t.Key()), reflect.SliceOf(t.Elem())
-	p.keyPtr, p.valPtr = holdsPointers(t.Key()), holdsPointers(t.Elem())
 	p.keysExact = keysExact(t.Key())
 	id := objectType(t)
 	p.min = 1
@@ -202,82 +197,53 @@ func buildMap(p *plan) {
 	p.dec = func(d *decoder, v reflect.Value) { v.Set(d.objectRef(t, p)) }
 }
 
-// slotsFor returns slices with room for n entries of maps of plan p.
-func (e *encoder) slotsFor(p *plan, n int) *mapSlots {
-	s := e.mapSlots[p]
-	if s == nil {
-		s = &mapSlots{}
-		e.mapSlots[p] = s
-	}
-	if !s.keys.IsValid() || s.keys.Len() < n {
-		s.keys = reflect.MakeSlice(p.keys, n, n)
-		s.vals = reflect.MakeSlice(p.vals, n, n)
-	}
-	return s
-}
-
-// mapContent encodes a map's entries in the order of their keys' canonical encodings.
+// mapContent encodes a map's entries in the order of their keys' canonical encodings, each read
+// where the map holds it.
 func (e *encoder) mapContent(o object) {
 	p := o.plan
 	e.mapHeader = o.ptr
 	m := p.at(unsafe.Pointer(&e.mapHeader))
-	n := m.Len() // written with the map's number
-	if n == 0 {
+	if m.Len() == 0 {
 		return
 	}
-	slots := e.slotsFor(p, n)
-	all, entries := e.takeScratch(), e.takeParts()
+	all, entries, at := e.takeScratch(), e.takeParts(), e.entries[:0]
 	saved := e.buf
 	e.inKey = true
-	e.iter.Reset(m)
-	keyBase, keySize := slots.keys.UnsafePointer(), p.t.Key().Size()
-	valBase, valSize := slots.vals.UnsafePointer(), p.t.Elem().Size()
-	for i := 0; e.iter.Next(); i++ {
-		k := slots.keys.Index(i)
-		k.SetIterKey(&e.iter)
-		slots.vals.Index(i).SetIterValue(&e.iter)
+	it := &e.iter
+	for it.start(m); it.key != nil; it.next() {
 		start := len(all)
 		e.buf = all
 		if e.tracking {
-			e.push(keySeg(k))
+			e.push(keySeg(p.key.at(it.key)))
 		}
-		p.key.fastEnc(e, unsafe.Add(keyBase, uintptr(i)*keySize))
+		p.key.fastEnc(e, it.key)
 		if e.tracking {
 			e.pop()
 		}
 		all = e.buf
-		entries = append(entries, newPart(all, start, i))
+		entries = append(entries, newPart(all, start, len(at)))
+		at = append(at, it.key, it.elem)
 	}
-	e.iter.Reset(reflect.Value{})
+	it.done()
 	e.inKey = false
 	e.buf = saved
 	sortParts(entries, all)
 	for j, en := range entries {
 		key := all[en.start:en.end]
 		if e.tracking {
-			e.push(keySeg(slots.keys.Index(en.i)))
+			e.push(keySeg(p.key.at(at[en.i])))
 		}
 		if j > 0 && bytes.Equal(key, all[entries[j-1].start:entries[j-1].end]) {
 			e.fail("two keys of this map encode the same (NaN keys?); such a map cannot be captured canonically")
 		}
 		e.buf = append(e.buf, key...)
-		p.elem.fastEnc(e, unsafe.Add(valBase, uintptr(en.i)*valSize))
+		p.elem.fastEnc(e, at[en.i+1])
 		if e.tracking {
 			e.pop()
 		}
 	}
-	// Drop the references the slots hold, so the scratch space does not keep old states alive.
-	if p.keyPtr {
-		for i := range n {
-			slots.keys.Index(i).SetZero()
-		}
-	}
-	if p.valPtr {
-		for i := range n {
-			slots.vals.Index(i).SetZero()
-		}
-	}
-	e.mapHeader = nil
+	clear(at) // the map's memory, which the encoder must not keep alive
+	e.entries, e.mapHeader = at[:0], nil
 	e.giveScratch(all)
 	e.giveParts(entries)
 }

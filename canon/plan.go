@@ -26,9 +26,7 @@ type plan struct {
 	ptrType unsafe.Pointer // the runtime's type of *t (plan.at)
 
 	// maps only
-	key, elem      *plan
-	keys, vals     reflect.Type // []K and []V: scratch for sorting entries
-	keyPtr, valPtr bool         // K or V hold pointers: scratch must be cleared after use
+	key, elem *plan
 	// keysExact: two keys of K that are == encode the same (no float, complex or interface in
 	// K), so a footprint can tell a map is unchanged by looking its entries up (Footprint.Same).
 	keysExact bool
@@ -409,24 +407,6 @@ func everyLeaf(t reflect.Type, ok func(reflect.Kind) bool) bool {
 		return true
 	}
 	return ok(t.Kind())
-}
-
-// holdsPointers reports whether values of t hold any pointer the garbage collector follows.
-func holdsPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer,
-		reflect.String, reflect.Slice:
-		return true
-	case reflect.Array:
-		return t.Len() > 0 && holdsPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if holdsPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // typeName is the stable name of a type: package paths, not package names, all the way down, so the
