@@ -89,7 +89,7 @@ func (f *Footprint) Same() bool {
 // same reports whether the map still holds the entries copied out: as many, and each key's value
 // the same memory.
 func (c *mapCopy) same() bool {
-	if c.m.Len() != c.n {
+	if maplen(c.live) != c.n {
 		return false
 	}
 	keys, vals := c.keys.UnsafePointer(), c.vals.UnsafePointer()

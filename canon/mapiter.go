@@ -83,3 +83,8 @@ func mapiterinit(typ, m unsafe.Pointer, it *linkedIter)
 
 //go:linkname mapiternext reflect.mapiternext
 func mapiternext(it *linkedIter)
+
+// maplen returns how many entries map m holds.
+//
+//go:linkname maplen reflect.maplen
+func maplen(m unsafe.Pointer) int

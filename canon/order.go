@@ -184,16 +184,18 @@ func buildMap(p *plan) {
 	p.keysExact = keysExact(t.Key())
 	id := objectType(t)
 	p.min = 1
-	p.enc = func(e *encoder, v reflect.Value) {
-		if v.IsNil() {
+	// A new map's length comes with its number, so Decode can make it that size at once.
+	enc := func(e *encoder, m unsafe.Pointer) {
+		if m == nil {
 			e.buf = append(e.buf, 0)
 			return
 		}
-		// A new map's length comes with its number, so Decode can make it that size at once.
-		if e.ref(id, v.UnsafePointer(), p, false, true) {
-			e.uvarint(uint64(v.Len()))
+		if e.ref(id, m, p, false, true) {
+			e.uvarint(uint64(maplen(m)))
 		}
 	}
+	p.enc = func(e *encoder, v reflect.Value) { enc(e, v.UnsafePointer()) }
+	p.fastEnc = func(e *encoder, ptr unsafe.Pointer) { enc(e, *(*unsafe.Pointer)(ptr)) }
 	p.dec = func(d *decoder, v reflect.Value) { v.Set(d.objectRef(t, p)) }
 }
 
@@ -201,11 +203,11 @@ func buildMap(p *plan) {
 // where the map holds it.
 func (e *encoder) mapContent(o object) {
 	p := o.plan
-	e.mapHeader = o.ptr
-	m := p.at(unsafe.Pointer(&e.mapHeader))
-	if m.Len() == 0 {
+	if maplen(o.ptr) == 0 {
 		return
 	}
+	e.mapHeader = o.ptr
+	m := p.at(unsafe.Pointer(&e.mapHeader))
 	all, entries, at := e.takeScratch(), e.takeParts(), e.entries[:0]
 	saved := e.buf
 	e.inKey = true
