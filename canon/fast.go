@@ -6,8 +6,8 @@ import (
 	"unsafe"
 )
 
-// Fast paths. State sits in addressable memory (the roots, pointees, backing arrays, map scratch
-// slots), so canon reads and writes it through unsafe pointers with one closure call per value,
+// Fast paths. State sits in addressable memory (the roots, pointees, backing arrays, map entries),
+// so canon reads and writes it through unsafe pointers with one closure call per value,
 // instead of a reflect.Value per field and element. Every plan has fast paths: scalars, arrays,
 // structs, slices and pointers their own; other kinds (maps, interfaces, funcs, mutexes, rejected
 // types) wrap their reflect paths (reflectFast). The reflect paths remain for values that are not

@@ -55,6 +55,10 @@ type shapeGen struct {
 	slcs  map[reflect.Type][]reflect.Value // slices made so far, to share backing arrays
 	types []reflect.Type                   // types made so far, to meet again
 	bad   bool                             // may use rejected kinds
+	// pointers made so far, in order, and whether interfaces may hold them, new pointers, nil
+	// pointers and maps (pointer-shaped values: the interface's fast path)
+	made      []reflect.Value
+	ifacePtrs bool
 }
 
 func newShapeGen(seed uint64) *shapeGen {
@@ -182,6 +186,7 @@ func (g *shapeGen) fill(v reflect.Value, depth int, set bool) {
 		default:
 			p := reflect.New(t.Elem())
 			g.ptrs[t] = append(g.ptrs[t], p)
+			g.made = append(g.made, p)
 			g.fill(p.Elem(), depth-1, false)
 			v.Set(p)
 		}
@@ -198,6 +203,16 @@ func (g *shapeGen) fill(v reflect.Value, depth int, set bool) {
 		}
 		v.Set(m)
 	case reflect.Interface:
+		if g.ifacePtrs && g.r.IntN(2) == 0 {
+			n := g.r.IntN(9)
+			ptrs := []any{&n, (*int)(nil), map[shapeID]int{1: n}, map[string]*int{"a": &n, "b": nil}, &struct{}{}}
+			if len(g.made) > 0 && g.r.IntN(2) == 0 {
+				v.Set(g.made[g.r.IntN(len(g.made))]) // an alias of a pointer in the value
+			} else {
+				v.Set(reflect.ValueOf(ptrs[g.r.IntN(len(ptrs))]))
+			}
+			return
+		}
 		vals := []any{nil, 3, "s", 2.5, []int{1, 2}, []int(nil), shapeID(4), [2]string{"a", "b"}}
 		if x := vals[g.r.IntN(len(vals))]; x != nil {
 			v.Set(reflect.ValueOf(x))
@@ -247,7 +262,7 @@ func (g *shapeGen) fillSlice(v reflect.Value, depth int, set bool) {
 
 // shape is one random value, and its root.
 func (g *shapeGen) shape() reflect.Value {
-	g.ptrs = map[reflect.Type][]reflect.Value{}
+	g.ptrs, g.made = map[reflect.Type][]reflect.Value{}, g.made[:0]
 	g.elems = map[reflect.Type][]reflect.Value{}
 	g.slcs = map[reflect.Type][]reflect.Value{}
 	g.types = g.types[:0]
@@ -332,7 +347,7 @@ func checkShape(t *testing.T, i int, root reflect.Value) string {
 func TestShapesFastMatchesReflect(t *testing.T) {
 	seed := shapeSeed(t)
 	g := newShapeGen(seed)
-	g.bad = true
+	g.bad, g.ifacePtrs = true, true
 	n := 2000
 	if testing.Short() {
 		n = 300
