@@ -152,7 +152,9 @@ func (mc *Machine) Load(s State) error {
 		mc.older[i].keep(lv)
 		lv.id = dirty
 		c := mc.Def.Components[i]
-		if err := mc.dec.DecodeValue(mc.pool.blob(id), c.Root); err != nil {
+		b := mc.pool.blob(id)
+		mc.older[i].large = mc.older[i].large || len(b) >= keepMoreFrom
+		if err := mc.dec.DecodeValue(b, c.Root); err != nil {
 			return fmt.Errorf("restore %s: %w", c.Name, err)
 		}
 		mc.loaded[i] = id
