@@ -60,7 +60,7 @@ func build(p *cmc.Params, name string, sendFirst bool) *cmc.Model {
 
 // Defaults are the bounds the registered models take unless -set says otherwise: two election
 // timeouts, one proposal, one crash, two messages in flight. EtcdRaft is complete within them
-// in about 20 s here; see docs/etcdraft.md for larger bounds.
+// in about a second here; see docs/etcdraft.md for larger bounds.
 var Defaults = Bounds{Elections: 2, Proposals: 1, Crashes: 1, InFlight: 2}
 
 // New builds a three-node cluster; sendFirst selects the Ready loop that sends before persisting.
