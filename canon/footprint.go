@@ -170,12 +170,12 @@ func (f *Footprint) Restore() bool {
 // before copying it back: etcd raft's nodes (33) gain, TwoPhase's resource managers (1) lose.
 const compareRegions = 8
 
-// record makes f the footprint of regions, copying their values now. Shadows are kept from one
-// recording to the next when a region's type and length fit.
-func (f *Footprint) record(regions []region, maps []mapCopy, root []field, flat bool) {
+// record makes f the footprint of regions, copying their values now (the maps' entries with it).
+// Shadows are kept from one recording to the next when a region's type and length fit.
+func (f *Footprint) record(regions []region, maps []mapCopy, root []field, flat bool, it *mapIter) {
 	f.regions = append(f.regions[:0], regions...)
 	f.root, f.flat, f.stamp = root, flat, stamps.Add(1)
-	f.recordMaps(maps)
+	f.recordMaps(maps, it)
 	if len(f.shadows) < len(regions) {
 		f.shadows = append(f.shadows, make([]shadow, len(regions)-len(f.shadows))...)
 	}
@@ -188,9 +188,9 @@ func (f *Footprint) record(regions []region, maps []mapCopy, root []field, flat 
 	}
 }
 
-// recordMaps copies out the entries of maps (m set, nothing else), keeping the copies' slices from
-// the last recording when they fit.
-func (f *Footprint) recordMaps(maps []mapCopy) {
+// recordMaps copies out the entries of maps (m set, nothing else) with it, keeping the copies'
+// slices from the last recording when they fit.
+func (f *Footprint) recordMaps(maps []mapCopy, it *mapIter) {
 	old := f.maps
 	f.maps = f.maps[:0]
 	for i, c := range maps {
@@ -200,21 +200,25 @@ func (f *Footprint) recordMaps(maps []mapCopy) {
 			c.m = cell.Elem()
 		}
 		c.ptr = nil
-		if i < len(old) && old[i].keys.IsValid() && old[i].keys.Type().Elem() == c.m.Type().Key() && old[i].vals.Type().Elem() == c.m.Type().Elem() {
+		kt, vt := c.m.Type().Key(), c.m.Type().Elem()
+		if i < len(old) && old[i].keys.IsValid() && old[i].keys.Type().Elem() == kt && old[i].vals.Type().Elem() == vt {
 			c.keys, c.vals = old[i].keys, old[i].vals
 		}
-		n := c.m.Len()
-		if !c.keys.IsValid() || c.keys.Len() < n {
-			c.keys = reflect.MakeSlice(reflect.SliceOf(c.m.Type().Key()), n, n)
-			c.vals = reflect.MakeSlice(reflect.SliceOf(c.m.Type().Elem()), n, n)
-		}
-		it := c.m.MapRange()
-		for c.n = 0; it.Next(); c.n++ {
-			c.keys.Index(c.n).SetIterKey(it)
-			c.vals.Index(c.n).SetIterValue(it)
-		}
 		c.typ, c.live = rtypeOf(c.m.Type()), c.m.UnsafePointer()
-		c.kSize, c.vSize = c.m.Type().Key().Size(), c.m.Type().Elem().Size()
+		c.kSize, c.vSize = kt.Size(), vt.Size()
+		n := maplen(c.live)
+		if !c.keys.IsValid() || c.keys.Len() < n {
+			c.keys = reflect.MakeSlice(reflect.SliceOf(kt), n, n)
+			c.vals = reflect.MakeSlice(reflect.SliceOf(vt), n, n)
+		}
+		keys, vals, krt, vrt := c.keys.UnsafePointer(), c.vals.UnsafePointer(), rtypeOf(kt), rtypeOf(vt)
+		c.n = 0
+		for it.start(c.m); it.key != nil; it.next() {
+			typedmemmove(krt, unsafe.Add(keys, uintptr(c.n)*c.kSize), it.key)
+			typedmemmove(vrt, unsafe.Add(vals, uintptr(c.n)*c.vSize), it.elem)
+			c.n++
+		}
+		it.done()
 		f.maps = append(f.maps, c)
 	}
 	if len(old) > len(f.maps) {
@@ -252,7 +256,8 @@ type footprinter struct {
 	rootPtr unsafe.Pointer
 	root    []field // the root's state fields, if it has others (Footprint.root)
 	ok      bool
-	flat    bool // no globals met, every map's keys exact
+	flat    bool    // no globals met, every map's keys exact
+	iter    mapIter // to copy the maps' entries out (Footprint.recordMaps)
 }
 
 // start begins a component whose root object is at root.
@@ -294,7 +299,7 @@ func (p *footprinter) fill(f *Footprint) bool {
 		f.Clear()
 		return false
 	}
-	f.record(p.regions, p.maps, p.root, p.flat)
+	f.record(p.regions, p.maps, p.root, p.flat, &p.iter)
 	clear(p.regions) // the footprint holds them now
 	clear(p.maps)
 	return true
