@@ -19,11 +19,11 @@ import (
 // the footprint saw, without decoding. The copy is typed memory, written and read with the
 // runtime's write barriers, so the collector sees every pointer it holds and the objects and
 // strings the old value reached stay alive while the footprint does. A map's memory is not flat:
-// its entries are copied out, and a restore empties the same map and puts them back. Same looks
-// each copied entry up in the map and compares the value's memory: with as many entries, the map
-// holds what it held (the objects its values point to are regions, compared as any other). That
-// needs keys that encode the same whenever they are == (plan.keysExact; a float's 0 and -0 do
-// not). A value holding a map of other keys, or a pointer to a package-level variable (whose
+// its entries are copied out, and a restore empties the same map and puts them back (unless Same's
+// test below finds it unchanged). Same looks each copied entry up in the map and compares the
+// value's memory: with as many entries, the map holds what it held (the objects its values point
+// to are regions, compared as any other). That needs keys that encode the same whenever they are
+// == (plan.keysExact; a float's 0 and -0 do not). A value holding a map of other keys, or a pointer to a package-level variable (whose
 // contents lie elsewhere), can be restored but never compares the same: a capture encodes it again.
 type Footprint struct {
 	regions []region
