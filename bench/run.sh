@@ -31,6 +31,11 @@
 # a last table gives, per RM and search, the median of the rounds' speed and memory ratios: on a
 # shared machine one round's ratio moves by a fifth from one minute to the next.
 #
+# Cores: after each cmc row a comment gives how long a cache line took to go from one core to the
+# other just before and just after the run (bench/corelatency). A virtual machine's host may run its
+# two CPUs on cores that share a cache (about 45 ns here) or apart (about 205 ns), and moves them;
+# SPIN runs on one core and does not notice, cmc's searches on two hand work across and do.
+#
 # Environment: PARTITIONS (see above), SEARCHES (cmc's one-process searches; default "bfs dfs"),
 # ROUNDS (default 1),
 # SPIN_W (pan's -w, log2 of hash-table slots; default by RM), SPIN_CFLAGS (extra gcc
@@ -69,6 +74,7 @@ echo "# $(spin -V)  $(gcc --version | head -1)  $($GO version)"
 echo "# load before: $(uptime | sed 's/.*load average/load average/')"
 
 "$GO" build -o "$work/cmcdap" ./cmd/cmcdap || die "build cmcdap"
+"$GO" build -o "$work/corelatency" ./bench/corelatency || die "build bench/corelatency"
 # Builds the worker into the cache, so the measured runs find it up to date.
 "$work/cmcdap" models ./examples/twophase >/dev/null || die "build the twophase worker"
 
@@ -201,6 +207,7 @@ for round in $(seq "$ROUNDS"); do
 		# field NAME: a number or word of cmc's JSON result.
 		field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$work/cmc.json"; }
 		for search in ${SEARCHES-bfs dfs}; do
+			trip_before=$("$work/corelatency")
 			measure "$work/cmc.json" "$work/cmcdap" check -model TwoPhase -set RM="$rm" -search "$search" -q -json \
 				-db "$work/traces.db" ./examples/twophase
 			[ "$(field complete)" = true ] || { cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search did not explore every state"; }
@@ -208,6 +215,7 @@ for round in $(seq "$ROUNDS"); do
 				{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
 			states=$(field states)
 			row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
+			echo "#   a cache line from core to core: $trip_before ns before, $("$work/corelatency") ns after (bench/corelatency)"
 			[ "$states" = "$spin_states" ] ||
 				die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
 		done

@@ -32,7 +32,7 @@ var Layers = []Layer{
 	{"coordinator", []string{"internal/coord"}},
 	{"service", []string{"internal/service"}},
 	{"front end", []string{"cmd/...", "internal/dap/...", "internal/views", "internal/loopback", "internal/gen", "internal/broker", "internal/natsrun", "webview"}},
-	{"models and test programs", []string{"examples/...", "test/..."}},
+	{"models and test programs", []string{"examples/...", "test/...", "bench/..."}},
 	{"checks", []string{"internal/layers"}},
 }
 

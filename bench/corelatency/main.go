@@ -1,0 +1,58 @@
+// Command corelatency prints how long a cache line takes to go from one core to another: two
+// threads hand a counter back and forth, each waiting to see the other's write. bench/run.sh runs
+// it beside every cmc measurement, because on a virtual machine the host may run the two virtual
+// CPUs on cores that share a cache or on cores that do not, and move them between the two from
+// one minute to the next: here 45 ns or 205 ns a trip. A search on one core does not notice; cmc's
+// depth-first search with its helper (engine/forked.go) hands each job and its records across, and
+// took 2.0 s or 3.0 s on TwoPhase RM=8 as the trip took 45 or 205 ns (docs/performance.md).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// line is a counter on a cache line of its own.
+type line struct {
+	_ [64]byte
+	n atomic.Int64
+	_ [56]byte
+}
+
+// trips hands c back and forth n times between the calling goroutine and another, each on a
+// thread of its own, and returns the time one trip took on average.
+func trips(c *line, n int64) time.Duration {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		for i := int64(1); i < 2*n; i += 2 {
+			for c.n.Load() != i {
+			}
+			c.n.Store(i + 1)
+		}
+		close(done)
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := time.Now()
+	for i := int64(0); i < 2*n; i += 2 {
+		for c.n.Load() != i {
+		}
+		c.n.Store(i + 1)
+	}
+	<-done
+	return time.Since(start) / time.Duration(2*n)
+}
+
+func main() {
+	n := flag.Int64("n", 500_000, "round trips")
+	flag.Parse()
+	if runtime.GOMAXPROCS(0) < 2 || runtime.NumCPU() < 2 {
+		fmt.Println("-") // one core: nothing to measure
+		return
+	}
+	fmt.Println(trips(new(line), *n).Nanoseconds())
+}
