@@ -22,37 +22,49 @@ type line struct {
 	_ [56]byte
 }
 
-// trips hands c back and forth n times between the calling goroutine and another, each on a
-// thread of its own, and returns the time one trip took on average.
-func trips(c *line, n int64) time.Duration {
+// trips hands c back and forth between the calling goroutine and another, each on a thread of its
+// own, n times or until limit has passed (two threads that the kernel runs on one core hand over
+// once a time slice), and returns the time one trip took on average.
+func trips(c *line, n int64, limit time.Duration) time.Duration {
 	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		runtime.LockOSThread()
 		for i := int64(1); i < 2*n; i += 2 {
-			for c.n.Load() != i {
+			for v := c.n.Load(); v != i; v = c.n.Load() {
+				if v < 0 {
+					return
+				}
 			}
 			c.n.Store(i + 1)
 		}
-		close(done)
 	}()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := time.Now()
+	made := 2 * n
 	for i := int64(0); i < 2*n; i += 2 {
 		for c.n.Load() != i {
 		}
+		if i%4096 == 0 && i > 0 && time.Since(start) > limit {
+			made = i
+			break
+		}
 		c.n.Store(i + 1)
 	}
+	took := time.Since(start)
+	c.n.Store(-1) // the other goroutine, if it still waits, stops
 	<-done
-	return time.Since(start) / time.Duration(2*n)
+	return took / time.Duration(made)
 }
 
 func main() {
 	n := flag.Int64("n", 500_000, "round trips")
+	limit := flag.Duration("limit", time.Second, "stop after this long")
 	flag.Parse()
 	if runtime.GOMAXPROCS(0) < 2 || runtime.NumCPU() < 2 {
 		fmt.Println("-") // one core: nothing to measure
 		return
 	}
-	fmt.Println(trips(new(line), *n).Nanoseconds())
+	fmt.Println(trips(new(line), *n, *limit).Nanoseconds())
 }
