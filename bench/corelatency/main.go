@@ -10,6 +10,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -59,9 +60,13 @@ func trips(c *line, n int64, limit time.Duration) time.Duration {
 }
 
 func main() {
-	n := flag.Int64("n", 500_000, "round trips")
+	n := flag.Int64("n", 500_000, "round trips to make, two trips each")
 	limit := flag.Duration("limit", time.Second, "stop after this long")
 	flag.Parse()
+	if *n < 1 || *limit <= 0 {
+		fmt.Fprintln(os.Stderr, "corelatency: -n and -limit must be positive (say -n 500000 -limit 1s)")
+		os.Exit(2)
+	}
 	if runtime.GOMAXPROCS(0) < 2 || runtime.NumCPU() < 2 {
 		fmt.Println("-") // one core: nothing to measure
 		return
