@@ -29,14 +29,19 @@ func TestMapIter(t *testing.T) {
 		map[uint64]val{1: {"one", &x}, 2: {"two", nil}},
 		map[[3]int]bool{{1, 2, 3}: true, {3, 2, 1}: false},
 		map[int8]struct{}{-1: {}, 1: {}},
+		// keys and values over 128 bytes, which the runtime stores apart from the map's slots
+		map[[20]int]bool{{1}: true, {2}: false},
+		map[int][40]int{1: {1, 2, 3}, 2: {39: 4}},
 		big,
 	}
 	type holder struct {
 		A map[string]int
 		B map[uint64]*int
 		C map[int]string
+		D map[[20]int][40]int
 	}
-	h := &holder{A: map[string]int{"x": 1, "y": 2}, B: map[uint64]*int{5: &x, 6: &x, 7: nil}, C: big}
+	h := &holder{A: map[string]int{"x": 1, "y": 2}, B: map[uint64]*int{5: &x, 6: &x, 7: nil}, C: big,
+		D: map[[20]int][40]int{{1}: {2}, {3}: {39: 4}}}
 	found := iterWords
 	t.Cleanup(func() { iterWords = found })
 	var captures [][]byte
