@@ -23,8 +23,9 @@ import (
 // test below finds it unchanged). Same looks each copied entry up in the map and compares the
 // value's memory: with as many entries, the map holds what it held (the objects its values point
 // to are regions, compared as any other). That needs keys that encode the same whenever they are
-// == (plan.keysExact; a float's 0 and -0 do not). A value holding a map of other keys, or a pointer to a package-level variable (whose
-// contents lie elsewhere), can be restored but never compares the same: a capture encodes it again.
+// == (plan.keysExact; a float's 0 and -0 do not). A value holding a map of other keys, or a pointer
+// to a package-level variable (whose contents lie elsewhere), can be restored but never compares
+// the same: a capture encodes it again.
 type Footprint struct {
 	regions []region
 	shadows []shadow
