@@ -69,6 +69,7 @@ type encoder struct {
 	funcs      []funcSeen  // the functions met so far (funcs.go)
 	fp         footprinter // the memory of the component being walked, in a recorder only (Footprint)
 	emitted    Root        // the component last handed to emit, if it may have a footprint
+	recorded   []recording // the footprints recorded of this capture's components (EncodeComponents)
 	recorder   *Encoder    // walks the emitted component again to record its footprint
 	asDecoded  bool        // the component so far is what decoding its bytes gives (AsDecoded)
 	rootStart  uintptr     // the memory of the component's root object, which Decode
@@ -109,11 +110,21 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 // sharing is an Error naming both paths.
 func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
+	e.recorded = e.recorded[:0]
 	err := e.components(roots, emit, dst, false, nil)
 	if sh, ok := err.(sharedInside); ok {
-		// Slices share memory inside some components: encode those in array mode.
+		// Slices share memory inside some components: encode those in array mode. A footprint
+		// recorded of one of them as emitted in plain mode describes memory that is not what its
+		// bytes restore (two slices found one array), so it is cleared: it must never stand for
+		// those bytes, nor take part in a sharing check as a component of its own.
+		for _, r := range e.recorded {
+			if sh[r.comp] {
+				r.f.Clear()
+			}
+		}
 		err = e.components(roots, emit, dst, false, sh)
 	}
+	clear(e.recorded)
 	if err != nil {
 		// Run again, slowly, recording paths, to say exactly where.
 		sh, _ := err.(sharedInside)
@@ -153,7 +164,17 @@ func (enc *Encoder) Footprint(f *Footprint) bool {
 		p.drop()
 		return false
 	}
-	return p.fill(f)
+	if !p.fill(f) {
+		return false
+	}
+	enc.e.recorded = append(enc.e.recorded, recording{f: f, comp: enc.e.comp})
+	return true
+}
+
+// A recording is a footprint Encoder.Footprint recorded during a capture, of component comp.
+type recording struct {
+	f    *Footprint
+	comp int
 }
 
 // footprint walks the component last handed to emit again, recording its memory, and returns

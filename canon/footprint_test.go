@@ -286,3 +286,45 @@ func TestUnchangedRootsStillShareNothing(t *testing.T) {
 		t.Fatalf("both pointing at one int: %v; want an error that they cannot share objects", err)
 	}
 }
+
+type twoSlices struct{ A, B []int }
+
+// A component is first encoded in plain mode and emitted; only the sharing check after every
+// component finds two of its slices on one array, and it is encoded again in array mode. A
+// footprint recorded when it was emitted in plain mode would stand for the plain bytes (those of
+// a value whose slices do not share) while the memory shares: it is cleared.
+func TestFootprintOfSharingFoundAfterEmit(t *testing.T) {
+	a := []int{1}
+	h := &twoSlices{A: a, B: a}
+	var enc canon.Encoder
+	emits := 0
+	fp := new(canon.Footprint)
+	err := enc.EncodeComponents([]canon.Root{root("h", h)}, func(int, []byte) {
+		emits++
+		enc.Footprint(fp)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emits != 2 {
+		t.Fatalf("%d emits; want 2 (plain mode, then array mode)", emits)
+	}
+	if fp.Same() || fp.Restore() {
+		t.Error("the footprint recorded in plain mode still stands for the value")
+	}
+	// A component that shares nothing beside it keeps its footprint.
+	other := &twoSlices{A: []int{1}, B: []int{1}}
+	fps := make([]*canon.Footprint, 2)
+	err = enc.EncodeComponents([]canon.Root{root("h", h), root("other", other)}, func(i int, _ []byte) {
+		if fps[i] == nil {
+			fps[i] = new(canon.Footprint)
+		}
+		enc.Footprint(fps[i])
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fps[0].Same() || !fps[1].Same() {
+		t.Errorf("Same: %v for the sharing component, %v for the other; want false, true", fps[0].Same(), fps[1].Same())
+	}
+}
