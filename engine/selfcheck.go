@@ -140,7 +140,14 @@ func (mc *Machine) selfCheck(next State, ev *cmc.Event, probe int64, begin func(
 // keepBuilderObjects keeps, before the first restore, shallow copies of the roots: they hold the
 // objects the model's builder made, which a restore detaches from the state. Nothing of the model
 // should reach those objects afterwards; a handler closure that captured one (n := s.Node) does.
+// A footprint recorded while the builder's objects were live (a probe that left a component as
+// it was) would restore them, not detach them: a handler then writing one through the root is no
+// fault, so those footprints are forgotten and the next restore decodes.
 func (mc *Machine) keepBuilderObjects() {
+	for i := range mc.live {
+		mc.live[i].fp.Clear()
+		mc.live[i].id = dirty
+	}
 	roots := mc.allRoots()
 	for i := range roots {
 		c := reflect.New(roots[i].V.Type().Elem())
