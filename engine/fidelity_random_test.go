@@ -1,0 +1,374 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cmc-go/cmc"
+)
+
+// Random programs against real Go. Each case is a process of a few handlers drawn from the ways
+// ordinary Go changes slices, pointers and maps (append into spare capacity, reslicing, aliasing a
+// slice or a pointer, copy, make, map writes), with small random operands. Real Go's state graph
+// (realGoWithin, told apart by every property a handler could observe: lengths, capacities,
+// elements, which slices see one array and where, which pointers are one object) must have as
+// many states as cmc counts, breadth- and depth-first, with the self-check off (so that nothing
+// but the capture, its footprints and its kept values decide what a transition starts from) and
+// on. The hand-written fidelity cases above each test one way; these test them together.
+
+// A random program has three components: process r (three slices, two pointers and a map), an
+// environment (a counter, a queue and a set) and process q, a small value (its root alone, which
+// a machine keeps several captures of).
+type (
+	rstate struct {
+		S [3][]int
+		P [2]*rcell
+		M map[int]int
+	}
+	rcell struct{ V int }
+	renv  struct {
+		N   int
+		Q   []int
+		Set []int `cmc:"set"`
+	}
+	rsmall struct{ X int }
+	rworld struct {
+		r *rstate
+		e *renv
+		q *rsmall
+	}
+)
+
+// An rop is one handler: kind picks the operation, the rest are its operands.
+type rop struct{ kind, i, j, a, b, c, v int }
+
+const ropKinds = 24
+
+// proc is the process whose event the operation is; touches, another process it changes.
+func (o rop) proc() string {
+	if o.kind >= 21 {
+		return "q"
+	}
+	return "r"
+}
+
+func (o rop) touches() []cmc.Option {
+	if o.kind == 20 {
+		return []cmc.Option{cmc.Touches("q")}
+	}
+	return nil
+}
+
+func (o rop) String() string {
+	switch o.kind {
+	case 0:
+		return fmt.Sprintf("S%d = append(S%d, %d) if len < 3", o.i, o.i, o.v)
+	case 1:
+		return fmt.Sprintf("S%d = S%d", o.i, o.j)
+	case 2:
+		return fmt.Sprintf("S%d = S%d[%d:%d] if %d <= len", o.i, o.j, o.a, o.b, o.b)
+	case 3:
+		return fmt.Sprintf("S%d = S%d[%d:%d:%d] if %d <= len", o.i, o.j, o.a, o.b, o.c, o.c)
+	case 4:
+		return fmt.Sprintf("S%d[%d] = (S%d[%d]+1)%%3 if %d < len", o.i, o.a, o.i, o.a, o.a)
+	case 5:
+		return fmt.Sprintf("S%d = make([]int, %d, %d)", o.i, o.a, o.c)
+	case 6:
+		return fmt.Sprintf("copy(S%d, S%d)", o.i, o.j)
+	case 7:
+		return fmt.Sprintf("S%d = nil", o.i)
+	case 8:
+		return fmt.Sprintf("P%d = &rcell{%d}", o.i, o.v)
+	case 9:
+		return fmt.Sprintf("P%d = P%d", o.i, o.j)
+	case 10:
+		return fmt.Sprintf("P%d.V = (P%d.V+1)%%3 if P%d != nil", o.i, o.i, o.i)
+	case 11:
+		return fmt.Sprintf("M[%d] = %d", o.a, o.v)
+	case 12:
+		return fmt.Sprintf("delete(M, %d)", o.a)
+	case 13:
+		return fmt.Sprintf("S%d = append(S%d, Choose(2)) if len < 3", o.i, o.i)
+	case 14:
+		return "env.N = (env.N+1)%3"
+	case 15:
+		return fmt.Sprintf("env.Q = append(env.Q, %d) if len < 2", o.v)
+	case 16:
+		return "env.Q = env.Q[1:] if len > 0"
+	case 17:
+		return fmt.Sprintf("env.Set = append(env.Set, %d) if len < 3", o.v)
+	case 18:
+		return fmt.Sprintf("remove %d from env.Set if there", o.v)
+	case 19:
+		return fmt.Sprintf("S%d = append(S%d, env.N) if len < 3", o.i, o.i)
+	case 20:
+		return "q.X = (q.X+1)%3, from r"
+	case 21:
+		return "q.X = (q.X+1)%3"
+	case 22:
+		return "q.X = 0"
+	default:
+		return "env.N = q.X"
+	}
+}
+
+// enabled and run are the handler's guard and body on w.
+func (o rop) enabled(w rworld) bool {
+	st, e := w.r, w.e
+	switch o.kind {
+	case 0, 13, 19:
+		return len(st.S[o.i]) < 3
+	case 2:
+		return o.b <= len(st.S[o.j])
+	case 3:
+		return o.c <= len(st.S[o.j])
+	case 4:
+		return o.a < len(st.S[o.i])
+	case 10:
+		return st.P[o.i] != nil
+	case 15:
+		return len(e.Q) < 2
+	case 16:
+		return len(e.Q) > 0
+	case 17:
+		return len(e.Set) < 3
+	case 18:
+		return slices.Contains(e.Set, o.v)
+	}
+	return true
+}
+
+func (o rop) run(w rworld) {
+	st, e := w.r, w.e
+	switch o.kind {
+	case 0:
+		st.S[o.i] = append(st.S[o.i], o.v)
+	case 1:
+		st.S[o.i] = st.S[o.j]
+	case 2:
+		st.S[o.i] = st.S[o.j][o.a:o.b]
+	case 3:
+		st.S[o.i] = st.S[o.j][o.a:o.b:o.c]
+	case 4:
+		st.S[o.i][o.a] = (st.S[o.i][o.a] + 1) % 3
+	case 5:
+		st.S[o.i] = make([]int, o.a, o.c)
+	case 6:
+		copy(st.S[o.i], st.S[o.j])
+	case 7:
+		st.S[o.i] = nil
+	case 8:
+		st.P[o.i] = &rcell{V: o.v}
+	case 9:
+		st.P[o.i] = st.P[o.j]
+	case 10:
+		st.P[o.i].V = (st.P[o.i].V + 1) % 3
+	case 11:
+		st.M[o.a] = o.v
+	case 12:
+		delete(st.M, o.a)
+	case 13:
+		st.S[o.i] = append(st.S[o.i], cmc.Choose(2))
+	case 14:
+		e.N = (e.N + 1) % 3
+	case 15:
+		e.Q = append(e.Q, o.v)
+	case 16:
+		e.Q = e.Q[1:]
+	case 17:
+		e.Set = append(e.Set, o.v)
+	case 18:
+		k := slices.Index(e.Set, o.v)
+		e.Set = slices.Delete(e.Set, k, k+1)
+	case 19:
+		st.S[o.i] = append(st.S[o.i], e.N)
+	case 20, 21:
+		w.q.X = (w.q.X + 1) % 3
+	case 22:
+		w.q.X = 0
+	default:
+		e.N = w.q.X
+	}
+}
+
+// randomOp draws an operation with operands that keep the state space small.
+func randomOp(rng *rand.Rand) rop {
+	o := rop{kind: rng.IntN(ropKinds), i: rng.IntN(3), j: rng.IntN(3), v: rng.IntN(3)}
+	if o.kind >= 8 && o.kind <= 10 {
+		o.i, o.j = rng.IntN(2), rng.IntN(2)
+	}
+	o.c = rng.IntN(4)
+	o.b = rng.IntN(o.c + 1)
+	o.a = rng.IntN(o.b + 1)
+	if o.kind == 4 || o.kind == 11 || o.kind == 12 {
+		o.a = rng.IntN(3)
+	}
+	return o
+}
+
+// A rstart is how a case's state begins: whether S1 is a slice of S0's array, and whether P1 is
+// P0.
+type rstart struct{ sliceOfS0, sameCell bool }
+
+func randomModel(ops []rop, start rstart) fidelityModel {
+	return func() (*cmc.Model, func() string) {
+		st := &rstate{M: map[int]int{0: 1}}
+		st.S[0] = []int{1, 2}
+		if start.sliceOfS0 {
+			st.S[1] = st.S[0][1:]
+		} else {
+			st.S[1] = []int{2}
+		}
+		st.P[0] = &rcell{V: 1}
+		if start.sameCell {
+			st.P[1] = st.P[0]
+		}
+		w := rworld{r: st, e: &renv{Set: []int{1}}, q: &rsmall{}}
+		m := cmc.NewModel("random")
+		m.Environment("env", w.e)
+		procs := map[string]*cmc.Proc{"r": m.Process("r", st), "q": m.Process("q", w.q)}
+		for k, o := range ops {
+			opts := append(o.touches(), cmc.When(func() bool { return o.enabled(w) }))
+			procs[o.proc()].On(fmt.Sprintf("op%d", k), func() { o.run(w) }, opts...)
+		}
+		return m, func() string {
+			set := slices.Sorted(slices.Values(w.e.Set)) // a set's order is not state
+			return fmt.Sprint(st.observed(), "| ", w.e.N, w.e.Q == nil, len(w.e.Q), cap(w.e.Q), w.e.Q, w.e.Set == nil, set, " | ", w.q.X)
+		}
+	}
+}
+
+// observed says everything a handler can observe of st: for each slice nil-ness, length,
+// capacity, elements, and which other slices can see its memory and where (slices whose capacities
+// overlap are one array, named in order of first sight, with each slice's offset from the
+// array's lowest start); for each pointer, nil or which cell and its value; the map's entries.
+// Elements past a slice's length are not observable by these handlers (none reads past it), and
+// not state either (canon restores them as zero).
+func (st *rstate) observed() string {
+	type mem struct{ lo, hi uintptr }
+	var ms [3]mem
+	group := [3]int{0, 1, 2}
+	var find func(int) int
+	find = func(i int) int {
+		for group[i] != i {
+			i = group[i]
+		}
+		return i
+	}
+	for i, s := range st.S {
+		if cap(s) > 0 {
+			lo := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+			ms[i] = mem{lo, lo + uintptr(cap(s))*unsafe.Sizeof(0)}
+		}
+	}
+	for i := range ms {
+		for j := range i {
+			if ms[i].hi > 0 && ms[j].hi > 0 && ms[i].lo < ms[j].hi && ms[j].lo < ms[i].hi {
+				group[find(i)] = find(j)
+			}
+		}
+	}
+	low := map[int]uintptr{}
+	for i := range ms {
+		if ms[i].hi > 0 {
+			g := find(i)
+			if l, ok := low[g]; !ok || ms[i].lo < l {
+				low[g] = ms[i].lo
+			}
+		}
+	}
+	var b strings.Builder
+	names := map[int]int{}
+	for i, s := range st.S {
+		switch {
+		case s == nil:
+			b.WriteString("nil ")
+		case cap(s) == 0:
+			fmt.Fprintf(&b, "empty ")
+		default:
+			g := find(i)
+			if _, ok := names[g]; !ok {
+				names[g] = len(names)
+			}
+			fmt.Fprintf(&b, "a%d+%d:%d/%d%v ", names[g], (ms[i].lo-low[g])/unsafe.Sizeof(0), len(s), cap(s), s)
+		}
+	}
+	cells := map[*rcell]int{}
+	for _, p := range st.P {
+		if p == nil {
+			b.WriteString("nil ")
+			continue
+		}
+		if _, ok := cells[p]; !ok {
+			cells[p] = len(cells)
+		}
+		fmt.Fprintf(&b, "c%d=%d ", cells[p], p.V)
+	}
+	keys := make([]int, 0, len(st.M))
+	for k := range st.M {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%d:%d,", k, st.M[k])
+	}
+	return b.String()
+}
+
+func TestFidelityRandomPrograms(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	cases, compared, states := 300, 0, 0
+	if testing.Short() {
+		cases = 60
+	}
+	for c := range cases {
+		ops := make([]rop, 2+rng.IntN(4))
+		for k := range ops {
+			ops[k] = randomOp(rng)
+		}
+		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0}
+		build := randomModel(ops, start)
+		want, ok := realGoWithin(t, build, 16, 300)
+		if !ok {
+			continue // too many states for real Go's enumeration to be quick
+		}
+		compared++
+		states += want
+		describe := func() string {
+			var lines []string
+			for k, o := range ops {
+				lines = append(lines, fmt.Sprintf("op%d: %v", k, o))
+			}
+			return fmt.Sprintf("case %d (seed %d), start %+v:\n\t%s", c, seed, start, strings.Join(lines, "\n\t"))
+		}
+		another := func() (*cmc.Model, error) { m, _ := build(); return m, nil }
+		for _, opts := range []Options{
+			{SelfCheck: -1, Workers: 1}, {SelfCheck: -1, Workers: 1, Search: "dfs"}, {SelfCheck: SelfCheckAll, Workers: 1},
+			{SelfCheck: -1, Workers: 2, Build: another}, {SelfCheck: -1, Workers: 2, Build: another, Search: "dfs"},
+		} {
+			m, _ := build()
+			res, err := Check(context.Background(), m, opts)
+			switch {
+			case err != nil:
+				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: %v", describe(), opts.Search, opts.SelfCheck, opts.Workers, err)
+			case len(res.Violations) > 0:
+				v := res.Violations[0].Violation
+				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: %s: %s", describe(), opts.Search, opts.SelfCheck, opts.Workers, v.Kind, v.Message)
+			case res.States != int64(want):
+				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: cmc counts %d states, real Go reaches %d", describe(), opts.Search, opts.SelfCheck, opts.Workers, res.States, want)
+			}
+		}
+	}
+	if compared < cases/2 {
+		t.Errorf("only %d of %d cases were small enough to compare", compared, cases)
+	}
+	t.Logf("%d of %d cases compared, %d states in all", compared, cases, states)
+}
