@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -27,9 +29,13 @@ import (
 // a machine keeps several captures of).
 type (
 	rstate struct {
-		S [3][]int
-		P [2]*rcell
-		M map[int]int
+		S   [3][]int
+		P   [2]*rcell
+		M   map[int]int
+		E   error          // nil, errRandom or another error
+		Str string         //
+		MP  map[int]*rcell // its cells may be P's
+		N2  [][]int        // its slices may see S's arrays
 	}
 	rcell struct{ V int }
 	renv  struct {
@@ -45,14 +51,17 @@ type (
 	}
 )
 
+// errRandom is a sentinel error: a handler tells it apart by identity (errors.Is).
+var errRandom = errors.New("random")
+
 // An rop is one handler: kind picks the operation, the rest are its operands.
 type rop struct{ kind, i, j, a, b, c, v int }
 
-const ropKinds = 24
+const ropKinds = 35
 
 // proc is the process whose event the operation is; touches, another process it changes.
 func (o rop) proc() string {
-	if o.kind >= 21 {
+	if o.kind >= 21 && o.kind <= 23 {
 		return "q"
 	}
 	return "r"
@@ -113,8 +122,30 @@ func (o rop) String() string {
 		return "q.X = (q.X+1)%3"
 	case 22:
 		return "q.X = 0"
-	default:
+	case 23:
 		return "env.N = q.X"
+	case 24:
+		return "E = errRandom"
+	case 25:
+		return "E = nil"
+	case 26:
+		return fmt.Sprintf("S%d = append(S%d, 2) if errors.Is(E, errRandom) and len < 3", o.i, o.i)
+	case 27:
+		return "Str += \"a\" if len < 2"
+	case 28:
+		return "Str = \"\""
+	case 29:
+		return fmt.Sprintf("MP[%d] = &rcell{%d}", o.a, o.v)
+	case 30:
+		return fmt.Sprintf("MP[%d] = P%d", o.a, o.i)
+	case 31:
+		return fmt.Sprintf("MP[%d].V = (MP[%d].V+1)%%3 if not nil", o.a, o.a)
+	case 32:
+		return fmt.Sprintf("N2 = append(N2, S%d) if len < 2", o.i)
+	case 33:
+		return fmt.Sprintf("N2[%d][0] = (N2[%d][0]+1)%%3 if there", o.a%2, o.a%2)
+	default:
+		return fmt.Sprintf("delete(MP, %d)", o.a)
 	}
 }
 
@@ -140,6 +171,16 @@ func (o rop) enabled(w rworld) bool {
 		return len(e.Set) < 3
 	case 18:
 		return slices.Contains(e.Set, o.v)
+	case 26:
+		return errors.Is(st.E, errRandom) && len(st.S[o.i]) < 3
+	case 27:
+		return len(st.Str) < 2
+	case 31:
+		return st.MP[o.a] != nil
+	case 32:
+		return len(st.N2) < 2
+	case 33:
+		return o.a%2 < len(st.N2) && len(st.N2[o.a%2]) > 0
 	}
 	return true
 }
@@ -192,21 +233,43 @@ func (o rop) run(w rworld) {
 		w.q.X = (w.q.X + 1) % 3
 	case 22:
 		w.q.X = 0
-	default:
+	case 23:
 		e.N = w.q.X
+	case 24:
+		st.E = errRandom
+	case 25:
+		st.E = nil
+	case 26:
+		st.S[o.i] = append(st.S[o.i], 2)
+	case 27:
+		st.Str += "a"
+	case 28:
+		st.Str = ""
+	case 29:
+		st.MP[o.a] = &rcell{V: o.v}
+	case 30:
+		st.MP[o.a] = st.P[o.i]
+	case 31:
+		st.MP[o.a].V = (st.MP[o.a].V + 1) % 3
+	case 32:
+		st.N2 = append(st.N2, st.S[o.i])
+	case 33:
+		st.N2[o.a%2][0] = (st.N2[o.a%2][0] + 1) % 3
+	default:
+		delete(st.MP, o.a)
 	}
 }
 
 // randomOp draws an operation with operands that keep the state space small.
 func randomOp(rng *rand.Rand) rop {
 	o := rop{kind: rng.IntN(ropKinds), i: rng.IntN(3), j: rng.IntN(3), v: rng.IntN(3)}
-	if o.kind >= 8 && o.kind <= 10 {
+	if o.kind >= 8 && o.kind <= 10 || o.kind == 30 {
 		o.i, o.j = rng.IntN(2), rng.IntN(2)
 	}
 	o.c = rng.IntN(4)
 	o.b = rng.IntN(o.c + 1)
 	o.a = rng.IntN(o.b + 1)
-	if o.kind == 4 || o.kind == 11 || o.kind == 12 {
+	if o.kind == 4 || o.kind == 11 || o.kind == 12 || o.kind >= 29 {
 		o.a = rng.IntN(3)
 	}
 	return o
@@ -218,7 +281,7 @@ type rstart struct{ sliceOfS0, sameCell bool }
 
 func randomModel(ops []rop, start rstart) fidelityModel {
 	return func() (*cmc.Model, func() string) {
-		st := &rstate{M: map[int]int{0: 1}}
+		st := &rstate{M: map[int]int{0: 1}, MP: map[int]*rcell{}}
 		st.S[0] = []int{1, 2}
 		if start.sliceOfS0 {
 			st.S[1] = st.S[0][1:]
@@ -244,24 +307,25 @@ func randomModel(ops []rop, start rstart) fidelityModel {
 	}
 }
 
-// observed says everything a handler can observe of st: for each slice nil-ness, length,
-// capacity, elements, and which other slices can see its memory and where (slices whose capacities
-// overlap are one array, named in order of first sight, with each slice's offset from the
-// array's lowest start); for each pointer, nil or which cell and its value; the map's entries.
-// Elements past a slice's length are not observable by these handlers (none reads past it), and
-// not state either (canon restores them as zero).
+// observed says everything a handler can observe of st: for each slice (S's and N2's) nil-ness,
+// length, capacity, elements, and which other slices can see its memory and where (slices whose
+// capacities overlap are one array, named in order of first sight, with each slice's offset from
+// the array's lowest start); for each pointer, nil or which cell and its value; the maps'
+// entries; whether E is errRandom. Elements past a slice's length are not observable by these
+// handlers (none reads past it), and not state either (canon restores them as zero).
 func (st *rstate) observed() string {
+	all := append(st.S[:len(st.S):len(st.S)], st.N2...)
 	type mem struct{ lo, hi uintptr }
-	var ms [3]mem
-	group := [3]int{0, 1, 2}
-	var find func(int) int
-	find = func(i int) int {
+	ms := make([]mem, len(all))
+	group := make([]int, len(all))
+	find := func(i int) int {
 		for group[i] != i {
 			i = group[i]
 		}
 		return i
 	}
-	for i, s := range st.S {
+	for i, s := range all {
+		group[i] = i
 		if cap(s) > 0 {
 			lo := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 			ms[i] = mem{lo, lo + uintptr(cap(s))*unsafe.Sizeof(0)}
@@ -285,7 +349,7 @@ func (st *rstate) observed() string {
 	}
 	var b strings.Builder
 	names := map[int]int{}
-	for i, s := range st.S {
+	for i, s := range all {
 		switch {
 		case s == nil:
 			b.WriteString("nil ")
@@ -299,25 +363,29 @@ func (st *rstate) observed() string {
 			fmt.Fprintf(&b, "a%d+%d:%d/%d%v ", names[g], (ms[i].lo-low[g])/unsafe.Sizeof(0), len(s), cap(s), s)
 		}
 	}
+	fmt.Fprintf(&b, "n2 %v %d/%d ", st.N2 == nil, len(st.N2), cap(st.N2))
 	cells := map[*rcell]int{}
-	for _, p := range st.P {
+	cell := func(p *rcell) {
 		if p == nil {
 			b.WriteString("nil ")
-			continue
+			return
 		}
 		if _, ok := cells[p]; !ok {
 			cells[p] = len(cells)
 		}
 		fmt.Fprintf(&b, "c%d=%d ", cells[p], p.V)
 	}
-	keys := make([]int, 0, len(st.M))
-	for k := range st.M {
-		keys = append(keys, k)
+	for _, p := range st.P {
+		cell(p)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(st.MP)) {
+		fmt.Fprintf(&b, "mp%d:", k)
+		cell(st.MP[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.M)) {
 		fmt.Fprintf(&b, "%d:%d,", k, st.M[k])
 	}
+	fmt.Fprintf(&b, " %v %v %q", st.E == nil, errors.Is(st.E, errRandom), st.Str)
 	return b.String()
 }
 
