@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // Random programs against real Go. Each case is a process of a few handlers drawn from the ways
@@ -279,7 +280,19 @@ func randomOp(rng *rand.Rand) rop {
 // P0.
 type rstart struct{ sliceOfS0, sameCell bool }
 
-func randomModel(ops []rop, start rstart) fidelityModel {
+// randomInvariants are what a case's model may claim of its state; each is broken in some
+// programs and holds in others, and holds initially.
+var randomInvariants = []func(w rworld) bool{
+	func(w rworld) bool { return len(w.r.S[0]) < 3 },
+	func(w rworld) bool { return w.r.P[0] == nil || w.r.P[0].V != 2 },
+	func(w rworld) bool { return w.e.N != 2 },
+	func(w rworld) bool { return w.q.X != 2 },
+	func(w rworld) bool { return len(w.r.MP) < 2 },
+	func(w rworld) bool { return len(w.r.S[1]) == 0 || w.r.S[1][0] != 0 },
+}
+
+// randomModel builds a case's model; with inv >= 0 it claims randomInvariants[inv].
+func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 	return func() (*cmc.Model, func() string) {
 		st := &rstate{M: map[int]int{0: 1}, MP: map[int]*rcell{}}
 		st.S[0] = []int{1, 2}
@@ -299,6 +312,14 @@ func randomModel(ops []rop, start rstart) fidelityModel {
 		for k, o := range ops {
 			opts := append(o.touches(), cmc.When(func() bool { return o.enabled(w) }))
 			procs[o.proc()].On(fmt.Sprintf("op%d", k), func() { o.run(w) }, opts...)
+		}
+		if inv >= 0 {
+			m.Invariant(fmt.Sprintf("claim%d", inv), func() error {
+				if !randomInvariants[inv](w) {
+					return errors.New("broken")
+				}
+				return nil
+			})
 		}
 		return m, func() string {
 			set := slices.Sorted(slices.Values(w.e.Set)) // a set's order is not state
@@ -393,7 +414,7 @@ func TestFidelityRandomPrograms(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	cases, compared, states := 300, 0, 0
+	cases, compared, states, violated := 300, 0, 0, 0
 	if testing.Short() {
 		cases = 60
 	}
@@ -403,19 +424,20 @@ func TestFidelityRandomPrograms(t *testing.T) {
 			ops[k] = randomOp(rng)
 		}
 		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0}
-		build := randomModel(ops, start)
-		want, ok := realGoWithin(t, build, 16, 300)
-		if !ok {
+		inv := rng.IntN(len(randomInvariants))
+		build, claiming := randomModel(ops, start, -1), randomModel(ops, start, inv)
+		g := realGoWithin(t, claiming, 16, 300)
+		if !g.complete {
 			continue // too many states for real Go's enumeration to be quick
 		}
 		compared++
-		states += want
+		states += g.states
 		describe := func() string {
 			var lines []string
 			for k, o := range ops {
 				lines = append(lines, fmt.Sprintf("op%d: %v", k, o))
 			}
-			return fmt.Sprintf("case %d (seed %d), start %+v:\n\t%s", c, seed, start, strings.Join(lines, "\n\t"))
+			return fmt.Sprintf("case %d (seed %d), start %+v, claim %d:\n\t%s", c, seed, start, inv, strings.Join(lines, "\n\t"))
 		}
 		another := func() (*cmc.Model, error) { m, _ := build(); return m, nil }
 		for _, opts := range []Options{
@@ -430,13 +452,71 @@ func TestFidelityRandomPrograms(t *testing.T) {
 			case len(res.Violations) > 0:
 				v := res.Violations[0].Violation
 				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: %s: %s", describe(), opts.Search, opts.SelfCheck, opts.Workers, v.Kind, v.Message)
-			case res.States != int64(want):
-				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: cmc counts %d states, real Go reaches %d", describe(), opts.Search, opts.SelfCheck, opts.Workers, res.States, want)
+			case res.States != int64(g.states):
+				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: cmc counts %d states, real Go reaches %d", describe(), opts.Search, opts.SelfCheck, opts.Workers, res.States, g.states)
+			}
+		}
+		// The claim: broken exactly when real Go breaks it, breadth-first by a shortest trace, and
+		// every trace, run as plain Go, ends where real Go breaks it.
+		if g.violated >= 0 {
+			violated++
+		}
+		for _, search := range []string{"bfs", "dfs"} {
+			m, _ := claiming()
+			res, err := Check(context.Background(), m, Options{SelfCheck: -1, Workers: 1, Search: search})
+			if err != nil {
+				t.Fatalf("%s\n%s with the claim: %v", describe(), search, err)
+			}
+			if g.violated < 0 {
+				if len(res.Violations) > 0 {
+					t.Fatalf("%s\n%s: the claim is broken after %d steps; real Go never breaks it", describe(), search, len(res.Violations[0].Steps))
+				}
+				continue
+			}
+			if len(res.Violations) == 0 || res.Violations[0].Violation.Kind != "invariant" {
+				t.Fatalf("%s\n%s: no broken claim found; real Go breaks it after %d steps", describe(), search, g.violated)
+			}
+			tr := res.Violations[0]
+			if search == "bfs" && len(tr.Steps) != g.violated {
+				t.Fatalf("%s\nbfs: the claim is broken after %d steps; real Go breaks it after %d at the fewest", describe(), len(tr.Steps), g.violated)
+			}
+			if !replaysToBroken(t, claiming, tr) {
+				t.Fatalf("%s\n%s: the trace %v, run as plain Go, does not end where the claim is broken", describe(), search, tr.Steps)
 			}
 		}
 	}
-	if compared < cases/2 {
-		t.Errorf("only %d of %d cases were small enough to compare", compared, cases)
+	if compared < cases/2 || violated == 0 || violated == compared {
+		t.Errorf("%d of %d cases were compared, %d break their claim: the cases do not cover both", compared, cases, violated)
 	}
-	t.Logf("%d of %d cases compared, %d states in all", compared, cases, states)
+	t.Logf("%d of %d cases compared, %d states in all; %d break their claim", compared, cases, states, violated)
+}
+
+// replaysToBroken runs tr's steps as plain Go on a fresh model and reports whether the state
+// they end in breaks one of its invariants.
+func replaysToBroken(t *testing.T, build fidelityModel, tr *Trace) bool {
+	t.Helper()
+	transition.Lock.Lock()
+	defer transition.Lock.Unlock()
+	m, _ := build()
+	def, err := m.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range tr.Steps {
+		i := slices.IndexFunc(def.Events, func(e *cmc.Event) bool { return e.Proc == st.Proc && e.Name == st.Event })
+		if i < 0 {
+			t.Fatalf("the trace names %s.%s, which the model lacks", st.Proc, st.Event)
+		}
+		var prefix []int
+		for _, c := range st.Choices {
+			prefix = append(prefix, c.Value)
+		}
+		native(t, def.Events[i], prefix)
+	}
+	for _, inv := range def.Invariants {
+		if inv.Check() != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -30,25 +30,47 @@ type fidelityModel func() (*cmc.Model, func() string)
 // the test unless the state space is exhausted within depth steps.
 func realGo(t *testing.T, build fidelityModel, depth int) int {
 	t.Helper()
-	n, ok := realGoWithin(t, build, depth, math.MaxInt)
-	if !ok {
-		t.Fatalf("real Go: %d states and more after %d steps; raise the depth", n, depth)
+	g := realGoWithin(t, build, depth, math.MaxInt)
+	if !g.complete {
+		t.Fatalf("real Go: %d states and more after %d steps; raise the depth", g.states, depth)
 	}
-	return n
+	return g.states
 }
 
-// realGoWithin is realGo, stopping (false) after depth steps or once more than limit states are
-// found.
-func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) (int, bool) {
+// A realGraph is what realGoWithin found: how many states, whether that is all of them, and the
+// fewest steps to a state that breaks one of the model's invariants (-1: none does).
+type realGraph struct {
+	states   int
+	complete bool
+	violated int
+}
+
+// realGoWithin is realGo, stopping (incomplete) after depth steps or once more than limit states
+// are found; it also runs the model's invariants in every state.
+func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) realGraph {
 	t.Helper()
 	transition.Lock.Lock()
 	defer transition.Lock.Unlock()
-	_, fp := build()
+	m, fp := build()
+	g := realGraph{violated: -1}
+	broken := func(def *cmc.Definition, d int) {
+		for _, inv := range def.Invariants {
+			if inv.Check() != nil && g.violated < 0 {
+				g.violated = d
+			}
+		}
+	}
+	def, err := m.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken(def, 0)
 	seen := map[string]bool{fp(): true}
 	frontier := [][]pathStep{nil}
 	for d := 0; len(frontier) > 0; d++ {
 		if d == depth || len(seen) > limit {
-			return len(seen), false
+			g.states = len(seen)
+			return g
 		}
 		var next [][]pathStep
 		for _, p := range frontier {
@@ -72,6 +94,7 @@ func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) (int, boo
 					points := native(t, ev, prefix)
 					if f := fp(); !seen[f] {
 						seen[f] = true
+						broken(def, d+1)
 						next = append(next, append(slices.Clone(p), pathStep{event: ei, values: values(points)}))
 					}
 					var more bool
@@ -83,7 +106,8 @@ func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) (int, boo
 		}
 		frontier = next
 	}
-	return len(seen), true
+	g.states, g.complete = len(seen), true
+	return g
 }
 
 // native runs a handler as plain Go, answering its Choose calls from prefix, then 0.
