@@ -443,6 +443,7 @@ func TestFidelityRandomPrograms(t *testing.T) {
 		for _, opts := range []Options{
 			{SelfCheck: -1, Workers: 1}, {SelfCheck: -1, Workers: 1, Search: "dfs"}, {SelfCheck: SelfCheckAll, Workers: 1},
 			{SelfCheck: -1, Workers: 2, Build: another}, {SelfCheck: -1, Workers: 2, Build: another, Search: "dfs"},
+			{SelfCheck: -1, Workers: 1, Exact: true}, {SelfCheck: -1, Workers: 1, Search: "deepen"}, {SelfCheck: -1, Workers: 1, Search: "best"},
 		} {
 			m, _ := build()
 			res, err := Check(context.Background(), m, opts)
