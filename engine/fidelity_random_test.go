@@ -484,6 +484,9 @@ func TestFidelityRandomPrograms(t *testing.T) {
 			if !replaysToBroken(t, claiming, tr) {
 				t.Fatalf("%s\n%s: the trace %v, run as plain Go, does not end where the claim is broken", describe(), search, tr.Steps)
 			}
+			if k, err := replaysWithHashes(claiming, tr); err != nil {
+				t.Fatalf("%s\n%s: replaying the trace on a new machine, step %d: %v", describe(), search, k, err)
+			}
 		}
 	}
 	if compared < cases/2 || violated == 0 || violated == compared {
@@ -520,4 +523,32 @@ func replaysToBroken(t *testing.T, build fidelityModel, tr *Trace) bool {
 		}
 	}
 	return false
+}
+
+// replaysWithHashes replays tr on a new machine, as the debugger does, and returns the first step
+// whose state's hash is not the one tr stored, with why.
+func replaysWithHashes(build fidelityModel, tr *Trace) (int, error) {
+	m, _ := build()
+	mc, s, err := NewMachine(m)
+	if err != nil {
+		return 0, err
+	}
+	defer mc.Close()
+	if Hash(mc.Hash(s)) != tr.InitHash {
+		return 0, fmt.Errorf("the initial state's hash differs")
+	}
+	for i := range tr.Steps {
+		st := &tr.Steps[i]
+		next, out, err := mc.Apply(s, i+1, st, false)
+		switch {
+		case err != nil:
+			return i + 1, err
+		case out.Failure != nil:
+			return i + 1, fmt.Errorf("%s", out.Failure.Message)
+		case Hash(mc.Hash(next)) != st.Hash:
+			return i + 1, fmt.Errorf("the state's hash differs from the trace's")
+		}
+		s = next
+	}
+	return 0, nil
 }
