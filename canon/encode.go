@@ -111,8 +111,10 @@ func (enc *Encoder) EncodeValue(dst []byte, root reflect.Value, name string) (ou
 func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), dst []byte) error {
 	e := &enc.e
 	e.recorded = e.recorded[:0]
+	var arrays sharedInside
 	err := e.components(roots, emit, dst, false, nil)
 	if sh, ok := err.(sharedInside); ok {
+		arrays = sh
 		// Slices share memory inside some components: encode those in array mode. A footprint
 		// recorded of one of them as emitted in plain mode describes memory that is not what its
 		// bytes restore (two slices found one array), so it is cleared: it must never stand for
@@ -126,9 +128,10 @@ func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), d
 	}
 	clear(e.recorded)
 	if err != nil {
-		// Run again, slowly, recording paths, to say exactly where.
-		sh, _ := err.(sharedInside)
-		err = e.components(roots, nil, dst, true, sh)
+		// Run again, slowly, recording paths, to say exactly where; in array mode where the first
+		// run found sharing inside, or the sharing, allowed there, would be reported in place of
+		// what the array-mode run failed on.
+		err = e.components(roots, nil, dst, true, arrays)
 		if _, ok := err.(sharedInside); ok || err == nil { // cannot happen: encoding is deterministic
 			err = &Error{Reason: "state could not be captured"}
 		}

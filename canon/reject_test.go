@@ -233,3 +233,28 @@ func TestRootMustBeNonNilPointer(t *testing.T) {
 		}
 	}
 }
+
+type boundCell struct{ V int }
+
+func (c *boundCell) inc() { c.V++ }
+
+// A component whose slices share an array (captured in array mode) and which holds something that
+// cannot be captured: the error names what cannot be captured, not the sharing, which is allowed.
+func TestRejectionBesideSharedArrays(t *testing.T) {
+	type node struct {
+		A, B []int
+		F    func()
+	}
+	a := []int{1, 2}
+	for _, aFirst := range []bool{true, false} {
+		n := &node{A: a, B: a[1:], F: (&boundCell{}).inc}
+		if !aFirst {
+			n.A, n.B = a[1:], a
+		}
+		var enc canon.Encoder
+		err := enc.EncodeComponents([]canon.Root{{Name: "n", V: reflect.ValueOf(n)}}, func(int, []byte) {}, nil)
+		if err == nil || !strings.Contains(err.Error(), "n.F") || !strings.Contains(err.Error(), "method value") {
+			t.Errorf("err %v; want one about n.F's method value", err)
+		}
+	}
+}

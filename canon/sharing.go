@@ -132,13 +132,14 @@ func mergeRuns(dst, a, b []span) {
 }
 
 // addSpan records memory an object owns. While tracking, an overlap fails at once, so the error
-// names the second path that reached the memory.
+// names the second path that reached the memory; not one inside a component in plain mode, which
+// array mode captures (the error being tracked is another).
 func (e *encoder) addSpan(ptr unsafe.Pointer, size uintptr) {
 	start := uintptr(ptr)
 	s := span{start: start, end: start + size, comp: e.comp}
 	if e.tracking {
 		for i, o := range e.spans {
-			if s.start < o.end && o.start < s.end {
+			if s.start < o.end && o.start < s.end && (o.comp != s.comp || e.arrayMode) {
 				e.fail("this value shares memory with %s (a pointer into the middle of a struct or array, or two slices sharing a backing array within their capacity): canonical bytes cannot restore such sharing; copy the value (slices.Clone), or refer to it by index", e.spanPaths[i])
 			}
 		}
