@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,18 +27,23 @@ import (
 // but the capture, its footprints and its kept values decide what a transition starts from) and
 // on. The hand-written fidelity cases above each test one way; these test them together.
 
-// A random program has three components: process r (three slices, two pointers and a map), an
-// environment (a counter, a queue and a set) and process q, a small value (its root alone, which
-// a machine keeps several captures of).
+// A random program has three components: process r (slices, pointers, maps, an interface, a
+// method value, a float), an environment (a counter, a queue and a set) and process q, a small
+// value (its root alone, which a machine keeps several captures of).
 type (
 	rstate struct {
-		S   [3][]int
-		P   [2]*rcell
-		M   map[int]int
-		E   error          // nil, errRandom or another error
-		Str string         //
-		MP  map[int]*rcell // its cells may be P's
-		N2  [][]int        // its slices may see S's arrays
+		S     [3][]int
+		P     [2]*rcell
+		M     map[int]int
+		E     error          // nil or errRandom
+		Str   string         //
+		MP    map[int]*rcell // its cells may be P's
+		N2    [][]int        // its slices may see S's arrays
+		I     any            // nil, an int, a *rcell (P's), an rcell, or a []int (seeing S's array)
+		F     func()         // nil or a cell's inc, bound to it
+		FRecv *rcell         `cmc:"-"` // F's cell: for observed only, as Go cannot say which
+		Big   map[int][20]int
+		Fl    float64 // 0, -0 or NaN
 	}
 	rcell struct{ V int }
 	renv  struct {
@@ -52,227 +59,136 @@ type (
 	}
 )
 
+func (c *rcell) inc() { c.V = (c.V + 1) % 3 }
+
 // errRandom is a sentinel error: a handler tells it apart by identity (errors.Is).
 var errRandom = errors.New("random")
 
-// An rop is one handler: kind picks the operation, the rest are its operands.
-type rop struct{ kind, i, j, a, b, c, v int }
+// An rop is one handler: kind indexes ropKinds, the rest are its operands: i and j a slice of S
+// (or a cell of P), a <= b <= c bounds for slicing, k an index or key, v a value.
+type rop struct{ kind, i, j, a, b, c, k, v int }
 
-const ropKinds = 35
-
-// proc is the process whose event the operation is; touches, another process it changes.
-func (o rop) proc() string {
-	if o.kind >= 21 && o.kind <= 23 {
-		return "q"
-	}
-	return "r"
+// A ropKind is one way of changing the state: what it says (with {i}, {j}, {a}, {b}, {c}, {k},
+// {k2} for k%2 and {v} for the operands), when it is enabled (nil: always), what it does, which
+// process's event it is (q, or r when empty) and another process it changes.
+type ropKind struct {
+	say   string
+	when  func(o rop, st *rstate, w rworld) bool
+	run   func(o rop, st *rstate, w rworld)
+	proc  string
+	touch string
+	cells bool // i and j index P, not S
 }
 
-func (o rop) touches() []cmc.Option {
-	if o.kind == 20 {
-		return []cmc.Option{cmc.Touches("q")}
-	}
-	return nil
+// room says whether a slice may grow: lengths stay under 3.
+func room(s []int) bool { return len(s) < 3 }
+
+var ropKinds = []ropKind{
+	{say: "S{i} = append(S{i}, {v}) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = append(st.S[o.i], o.v) }},
+	{say: "S{i} = S{j}", run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = st.S[o.j] }},
+	{say: "S{i} = S{j}[{a}:{b}] if {b} <= len", when: func(o rop, st *rstate, _ rworld) bool { return o.b <= len(st.S[o.j]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = st.S[o.j][o.a:o.b] }},
+	{say: "S{i} = S{j}[{a}:{b}:{c}] if {c} <= len", when: func(o rop, st *rstate, _ rworld) bool { return o.c <= len(st.S[o.j]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = st.S[o.j][o.a:o.b:o.c] }},
+	{say: "S{i}[{k}] = (S{i}[{k}]+1)%3 if {k} < len", when: func(o rop, st *rstate, _ rworld) bool { return o.k < len(st.S[o.i]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i][o.k] = (st.S[o.i][o.k] + 1) % 3 }},
+	{say: "S{i} = make([]int, {a}, {c})", run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = make([]int, o.a, o.c) }},
+	{say: "copy(S{i}, S{j})", run: func(o rop, st *rstate, _ rworld) { copy(st.S[o.i], st.S[o.j]) }},
+	{say: "S{i} = nil", run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = nil }},
+	{say: "P{i} = &rcell{{v}}", cells: true, run: func(o rop, st *rstate, _ rworld) { st.P[o.i] = &rcell{V: o.v} }},
+	{say: "P{i} = P{j}", cells: true, run: func(o rop, st *rstate, _ rworld) { st.P[o.i] = st.P[o.j] }},
+	{say: "P{i}.inc() if P{i} != nil", cells: true, when: func(o rop, st *rstate, _ rworld) bool { return st.P[o.i] != nil },
+		run: func(o rop, st *rstate, _ rworld) { st.P[o.i].inc() }},
+	{say: "M[{k}] = {v}", run: func(o rop, st *rstate, _ rworld) { st.M[o.k] = o.v }},
+	{say: "delete(M, {k})", run: func(o rop, st *rstate, _ rworld) { delete(st.M, o.k) }},
+	{say: "S{i} = append(S{i}, Choose(2)) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = append(st.S[o.i], cmc.Choose(2)) }},
+	{say: "env.N = (env.N+1)%3", run: func(_ rop, _ *rstate, w rworld) { w.e.N = (w.e.N + 1) % 3 }},
+	{say: "env.Q = append(env.Q, {v}) if len < 2", when: func(_ rop, _ *rstate, w rworld) bool { return len(w.e.Q) < 2 },
+		run: func(o rop, _ *rstate, w rworld) { w.e.Q = append(w.e.Q, o.v) }},
+	{say: "env.Q = env.Q[1:] if len > 0", when: func(_ rop, _ *rstate, w rworld) bool { return len(w.e.Q) > 0 },
+		run: func(_ rop, _ *rstate, w rworld) { w.e.Q = w.e.Q[1:] }},
+	{say: "env.Set = append(env.Set, {v}) if len < 3", when: func(_ rop, _ *rstate, w rworld) bool { return room(w.e.Set) },
+		run: func(o rop, _ *rstate, w rworld) { w.e.Set = append(w.e.Set, o.v) }},
+	{say: "remove {v} from env.Set if there", when: func(o rop, _ *rstate, w rworld) bool { return slices.Contains(w.e.Set, o.v) },
+		run: func(o rop, _ *rstate, w rworld) {
+			k := slices.Index(w.e.Set, o.v)
+			w.e.Set = slices.Delete(w.e.Set, k, k+1)
+		}},
+	{say: "S{i} = append(S{i}, env.N) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
+		run: func(o rop, st *rstate, w rworld) { st.S[o.i] = append(st.S[o.i], w.e.N) }},
+	{say: "q.X = (q.X+1)%3, from r", touch: "q", run: func(_ rop, _ *rstate, w rworld) { w.q.X = (w.q.X + 1) % 3 }},
+	{say: "q.X = (q.X+1)%3", proc: "q", run: func(_ rop, _ *rstate, w rworld) { w.q.X = (w.q.X + 1) % 3 }},
+	{say: "q.X = 0", proc: "q", run: func(_ rop, _ *rstate, w rworld) { w.q.X = 0 }},
+	{say: "env.N = q.X", proc: "q", run: func(_ rop, _ *rstate, w rworld) { w.e.N = w.q.X }},
+	{say: "E = errRandom", run: func(_ rop, st *rstate, _ rworld) { st.E = errRandom }},
+	{say: "E = nil", run: func(_ rop, st *rstate, _ rworld) { st.E = nil }},
+	{say: "S{i} = append(S{i}, 2) if errors.Is(E, errRandom) and len < 3",
+		when: func(o rop, st *rstate, _ rworld) bool { return errors.Is(st.E, errRandom) && room(st.S[o.i]) },
+		run:  func(o rop, st *rstate, _ rworld) { st.S[o.i] = append(st.S[o.i], 2) }},
+	{say: `Str += "a" if len < 2`, when: func(_ rop, st *rstate, _ rworld) bool { return len(st.Str) < 2 },
+		run: func(_ rop, st *rstate, _ rworld) { st.Str += "a" }},
+	{say: `Str = ""`, run: func(_ rop, st *rstate, _ rworld) { st.Str = "" }},
+	{say: "MP[{k}] = &rcell{{v}}", run: func(o rop, st *rstate, _ rworld) { st.MP[o.k] = &rcell{V: o.v} }},
+	{say: "MP[{k}] = P{i}", cells: true, run: func(o rop, st *rstate, _ rworld) { st.MP[o.k] = st.P[o.i] }},
+	{say: "MP[{k}].inc() if not nil", when: func(o rop, st *rstate, _ rworld) bool { return st.MP[o.k] != nil },
+		run: func(o rop, st *rstate, _ rworld) { st.MP[o.k].inc() }},
+	{say: "delete(MP, {k})", run: func(o rop, st *rstate, _ rworld) { delete(st.MP, o.k) }},
+	{say: "N2 = append(N2, S{i}) if len < 2", when: func(_ rop, st *rstate, _ rworld) bool { return len(st.N2) < 2 },
+		run: func(o rop, st *rstate, _ rworld) { st.N2 = append(st.N2, st.S[o.i]) }},
+	{say: "N2[{k2}][0] = (N2[{k2}][0]+1)%3 if there",
+		when: func(o rop, st *rstate, _ rworld) bool { return o.k%2 < len(st.N2) && len(st.N2[o.k%2]) > 0 },
+		run:  func(o rop, st *rstate, _ rworld) { st.N2[o.k%2][0] = (st.N2[o.k%2][0] + 1) % 3 }},
+	{say: "I = P{i}", cells: true, run: func(o rop, st *rstate, _ rworld) { st.I = st.P[o.i] }}, // a nil *rcell is a non-nil I
+	{say: "I = *P{i} if P{i} != nil", cells: true, when: func(o rop, st *rstate, _ rworld) bool { return st.P[o.i] != nil },
+		run: func(o rop, st *rstate, _ rworld) { st.I = *st.P[o.i] }},
+	{say: "I = S{i}", run: func(o rop, st *rstate, _ rworld) { st.I = st.S[o.i] }},
+	{say: "I = {v}", run: func(o rop, st *rstate, _ rworld) { st.I = o.v }},
+	{say: "I.(*rcell).inc() if it is one, not nil", when: func(_ rop, st *rstate, _ rworld) bool { p, ok := st.I.(*rcell); return ok && p != nil },
+		run: func(_ rop, st *rstate, _ rworld) { st.I.(*rcell).inc() }},
+	{say: "I.([]int)[0] = (I.([]int)[0]+1)%3 if it is one, not empty",
+		when: func(_ rop, st *rstate, _ rworld) bool { s, ok := st.I.([]int); return ok && len(s) > 0 },
+		run:  func(_ rop, st *rstate, _ rworld) { s := st.I.([]int); s[0] = (s[0] + 1) % 3 }},
+	{say: "F = P{i}.inc if P{i} != nil", cells: true, when: func(o rop, st *rstate, _ rworld) bool { return st.P[o.i] != nil },
+		run: func(o rop, st *rstate, _ rworld) { st.F, st.FRecv = st.P[o.i].inc, st.P[o.i] }},
+	{say: "F() if F != nil", when: func(_ rop, st *rstate, _ rworld) bool { return st.F != nil },
+		run: func(_ rop, st *rstate, _ rworld) { st.F() }},
+	{say: "F = nil", run: func(_ rop, st *rstate, _ rworld) { st.F, st.FRecv = nil, nil }},
+	{say: "Big[{k}] = [20]int{{v}}", run: func(o rop, st *rstate, _ rworld) { st.Big[o.k] = [20]int{o.v} }},
+	{say: "S{i} = append(S{i}, Big[{k}][0]) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
+		run: func(o rop, st *rstate, _ rworld) { st.S[o.i] = append(st.S[o.i], st.Big[o.k][0]) }},
+	{say: "Fl = -0.0", run: func(_ rop, st *rstate, _ rworld) { st.Fl = math.Copysign(0, -1) }},
+	{say: "Fl = 0", run: func(_ rop, st *rstate, _ rworld) { st.Fl = 0 }},
+	{say: "Fl = NaN", run: func(_ rop, st *rstate, _ rworld) { st.Fl = math.NaN() }},
+	{say: "S{i} = append(S{i}, 2 if Fl is NaN, 1 if -0, else 0) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
+		run: func(o rop, st *rstate, _ rworld) {
+			x := 0
+			switch {
+			case st.Fl != st.Fl:
+				x = 2
+			case math.Signbit(st.Fl):
+				x = 1
+			}
+			st.S[o.i] = append(st.S[o.i], x)
+		}},
 }
 
 func (o rop) String() string {
-	switch o.kind {
-	case 0:
-		return fmt.Sprintf("S%d = append(S%d, %d) if len < 3", o.i, o.i, o.v)
-	case 1:
-		return fmt.Sprintf("S%d = S%d", o.i, o.j)
-	case 2:
-		return fmt.Sprintf("S%d = S%d[%d:%d] if %d <= len", o.i, o.j, o.a, o.b, o.b)
-	case 3:
-		return fmt.Sprintf("S%d = S%d[%d:%d:%d] if %d <= len", o.i, o.j, o.a, o.b, o.c, o.c)
-	case 4:
-		return fmt.Sprintf("S%d[%d] = (S%d[%d]+1)%%3 if %d < len", o.i, o.a, o.i, o.a, o.a)
-	case 5:
-		return fmt.Sprintf("S%d = make([]int, %d, %d)", o.i, o.a, o.c)
-	case 6:
-		return fmt.Sprintf("copy(S%d, S%d)", o.i, o.j)
-	case 7:
-		return fmt.Sprintf("S%d = nil", o.i)
-	case 8:
-		return fmt.Sprintf("P%d = &rcell{%d}", o.i, o.v)
-	case 9:
-		return fmt.Sprintf("P%d = P%d", o.i, o.j)
-	case 10:
-		return fmt.Sprintf("P%d.V = (P%d.V+1)%%3 if P%d != nil", o.i, o.i, o.i)
-	case 11:
-		return fmt.Sprintf("M[%d] = %d", o.a, o.v)
-	case 12:
-		return fmt.Sprintf("delete(M, %d)", o.a)
-	case 13:
-		return fmt.Sprintf("S%d = append(S%d, Choose(2)) if len < 3", o.i, o.i)
-	case 14:
-		return "env.N = (env.N+1)%3"
-	case 15:
-		return fmt.Sprintf("env.Q = append(env.Q, %d) if len < 2", o.v)
-	case 16:
-		return "env.Q = env.Q[1:] if len > 0"
-	case 17:
-		return fmt.Sprintf("env.Set = append(env.Set, %d) if len < 3", o.v)
-	case 18:
-		return fmt.Sprintf("remove %d from env.Set if there", o.v)
-	case 19:
-		return fmt.Sprintf("S%d = append(S%d, env.N) if len < 3", o.i, o.i)
-	case 20:
-		return "q.X = (q.X+1)%3, from r"
-	case 21:
-		return "q.X = (q.X+1)%3"
-	case 22:
-		return "q.X = 0"
-	case 23:
-		return "env.N = q.X"
-	case 24:
-		return "E = errRandom"
-	case 25:
-		return "E = nil"
-	case 26:
-		return fmt.Sprintf("S%d = append(S%d, 2) if errors.Is(E, errRandom) and len < 3", o.i, o.i)
-	case 27:
-		return "Str += \"a\" if len < 2"
-	case 28:
-		return "Str = \"\""
-	case 29:
-		return fmt.Sprintf("MP[%d] = &rcell{%d}", o.a, o.v)
-	case 30:
-		return fmt.Sprintf("MP[%d] = P%d", o.a, o.i)
-	case 31:
-		return fmt.Sprintf("MP[%d].V = (MP[%d].V+1)%%3 if not nil", o.a, o.a)
-	case 32:
-		return fmt.Sprintf("N2 = append(N2, S%d) if len < 2", o.i)
-	case 33:
-		return fmt.Sprintf("N2[%d][0] = (N2[%d][0]+1)%%3 if there", o.a%2, o.a%2)
-	default:
-		return fmt.Sprintf("delete(MP, %d)", o.a)
-	}
-}
-
-// enabled and run are the handler's guard and body on w.
-func (o rop) enabled(w rworld) bool {
-	st, e := w.r, w.e
-	switch o.kind {
-	case 0, 13, 19:
-		return len(st.S[o.i]) < 3
-	case 2:
-		return o.b <= len(st.S[o.j])
-	case 3:
-		return o.c <= len(st.S[o.j])
-	case 4:
-		return o.a < len(st.S[o.i])
-	case 10:
-		return st.P[o.i] != nil
-	case 15:
-		return len(e.Q) < 2
-	case 16:
-		return len(e.Q) > 0
-	case 17:
-		return len(e.Set) < 3
-	case 18:
-		return slices.Contains(e.Set, o.v)
-	case 26:
-		return errors.Is(st.E, errRandom) && len(st.S[o.i]) < 3
-	case 27:
-		return len(st.Str) < 2
-	case 31:
-		return st.MP[o.a] != nil
-	case 32:
-		return len(st.N2) < 2
-	case 33:
-		return o.a%2 < len(st.N2) && len(st.N2[o.a%2]) > 0
-	}
-	return true
-}
-
-func (o rop) run(w rworld) {
-	st, e := w.r, w.e
-	switch o.kind {
-	case 0:
-		st.S[o.i] = append(st.S[o.i], o.v)
-	case 1:
-		st.S[o.i] = st.S[o.j]
-	case 2:
-		st.S[o.i] = st.S[o.j][o.a:o.b]
-	case 3:
-		st.S[o.i] = st.S[o.j][o.a:o.b:o.c]
-	case 4:
-		st.S[o.i][o.a] = (st.S[o.i][o.a] + 1) % 3
-	case 5:
-		st.S[o.i] = make([]int, o.a, o.c)
-	case 6:
-		copy(st.S[o.i], st.S[o.j])
-	case 7:
-		st.S[o.i] = nil
-	case 8:
-		st.P[o.i] = &rcell{V: o.v}
-	case 9:
-		st.P[o.i] = st.P[o.j]
-	case 10:
-		st.P[o.i].V = (st.P[o.i].V + 1) % 3
-	case 11:
-		st.M[o.a] = o.v
-	case 12:
-		delete(st.M, o.a)
-	case 13:
-		st.S[o.i] = append(st.S[o.i], cmc.Choose(2))
-	case 14:
-		e.N = (e.N + 1) % 3
-	case 15:
-		e.Q = append(e.Q, o.v)
-	case 16:
-		e.Q = e.Q[1:]
-	case 17:
-		e.Set = append(e.Set, o.v)
-	case 18:
-		k := slices.Index(e.Set, o.v)
-		e.Set = slices.Delete(e.Set, k, k+1)
-	case 19:
-		st.S[o.i] = append(st.S[o.i], e.N)
-	case 20, 21:
-		w.q.X = (w.q.X + 1) % 3
-	case 22:
-		w.q.X = 0
-	case 23:
-		e.N = w.q.X
-	case 24:
-		st.E = errRandom
-	case 25:
-		st.E = nil
-	case 26:
-		st.S[o.i] = append(st.S[o.i], 2)
-	case 27:
-		st.Str += "a"
-	case 28:
-		st.Str = ""
-	case 29:
-		st.MP[o.a] = &rcell{V: o.v}
-	case 30:
-		st.MP[o.a] = st.P[o.i]
-	case 31:
-		st.MP[o.a].V = (st.MP[o.a].V + 1) % 3
-	case 32:
-		st.N2 = append(st.N2, st.S[o.i])
-	case 33:
-		st.N2[o.a%2][0] = (st.N2[o.a%2][0] + 1) % 3
-	default:
-		delete(st.MP, o.a)
-	}
+	n := strconv.Itoa
+	return strings.NewReplacer("{i}", n(o.i), "{j}", n(o.j), "{a}", n(o.a), "{b}", n(o.b), "{c}", n(o.c),
+		"{k}", n(o.k), "{k2}", n(o.k%2), "{v}", n(o.v)).Replace(ropKinds[o.kind].say)
 }
 
 // randomOp draws an operation with operands that keep the state space small.
 func randomOp(rng *rand.Rand) rop {
-	o := rop{kind: rng.IntN(ropKinds), i: rng.IntN(3), j: rng.IntN(3), v: rng.IntN(3)}
-	if o.kind >= 8 && o.kind <= 10 || o.kind == 30 {
+	o := rop{kind: rng.IntN(len(ropKinds)), i: rng.IntN(3), j: rng.IntN(3), k: rng.IntN(3), v: rng.IntN(3)}
+	if ropKinds[o.kind].cells {
 		o.i, o.j = rng.IntN(2), rng.IntN(2)
 	}
 	o.c = rng.IntN(4)
 	o.b = rng.IntN(o.c + 1)
 	o.a = rng.IntN(o.b + 1)
-	if o.kind == 4 || o.kind == 11 || o.kind == 12 || o.kind >= 29 {
-		o.a = rng.IntN(3)
-	}
 	return o
 }
 
@@ -289,12 +205,14 @@ var randomInvariants = []func(w rworld) bool{
 	func(w rworld) bool { return w.q.X != 2 },
 	func(w rworld) bool { return len(w.r.MP) < 2 },
 	func(w rworld) bool { return len(w.r.S[1]) == 0 || w.r.S[1][0] != 0 },
+	func(w rworld) bool { p, ok := w.r.I.(*rcell); return !ok || p == nil || p.V != 2 },
+	func(w rworld) bool { return w.r.Fl == w.r.Fl },
 }
 
 // randomModel builds a case's model; with inv >= 0 it claims randomInvariants[inv].
 func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 	return func() (*cmc.Model, func() string) {
-		st := &rstate{M: map[int]int{0: 1}, MP: map[int]*rcell{}}
+		st := &rstate{M: map[int]int{0: 1}, MP: map[int]*rcell{}, Big: map[int][20]int{}}
 		st.S[0] = []int{1, 2}
 		if start.sliceOfS0 {
 			st.S[1] = st.S[0][1:]
@@ -310,8 +228,19 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 		m.Environment("env", w.e)
 		procs := map[string]*cmc.Proc{"r": m.Process("r", st), "q": m.Process("q", w.q)}
 		for k, o := range ops {
-			opts := append(o.touches(), cmc.When(func() bool { return o.enabled(w) }))
-			procs[o.proc()].On(fmt.Sprintf("op%d", k), func() { o.run(w) }, opts...)
+			kind := ropKinds[o.kind]
+			var opts []cmc.Option
+			if kind.touch != "" {
+				opts = append(opts, cmc.Touches(kind.touch))
+			}
+			if kind.when != nil {
+				opts = append(opts, cmc.When(func() bool { return kind.when(o, st, w) }))
+			}
+			proc := kind.proc
+			if proc == "" {
+				proc = "r"
+			}
+			procs[proc].On(fmt.Sprintf("op%d", k), func() { kind.run(o, st, w) }, opts...)
 		}
 		if inv >= 0 {
 			m.Invariant(fmt.Sprintf("claim%d", inv), func() error {
@@ -328,14 +257,17 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 	}
 }
 
-// observed says everything a handler can observe of st: for each slice (S's and N2's) nil-ness,
+// observed says everything a handler can observe of st: for each slice (S's, N2's, I's) nil-ness,
 // length, capacity, elements, and which other slices can see its memory and where (slices whose
 // capacities overlap are one array, named in order of first sight, with each slice's offset from
-// the array's lowest start); for each pointer, nil or which cell and its value; the maps'
-// entries; whether E is errRandom. Elements past a slice's length are not observable by these
+// the array's lowest start); for each pointer (P, MP, I, F's cell), nil or which cell and its
+// value; the maps' entries; whether E is errRandom; I's type and value; whether Fl is NaN or -0. Elements past a slice's length are not observable by these
 // handlers (none reads past it), and not state either (canon restores them as zero).
 func (st *rstate) observed() string {
 	all := append(st.S[:len(st.S):len(st.S)], st.N2...)
+	if s, ok := st.I.([]int); ok {
+		all = append(all, s)
+	}
 	type mem struct{ lo, hi uintptr }
 	ms := make([]mem, len(all))
 	group := make([]int, len(all))
@@ -406,7 +338,24 @@ func (st *rstate) observed() string {
 	for _, k := range slices.Sorted(maps.Keys(st.M)) {
 		fmt.Fprintf(&b, "%d:%d,", k, st.M[k])
 	}
-	fmt.Fprintf(&b, " %v %v %q", st.E == nil, errors.Is(st.E, errRandom), st.Str)
+	fmt.Fprintf(&b, " %v %v %q ", st.E == nil, errors.Is(st.E, errRandom), st.Str)
+	switch i := st.I.(type) {
+	case *rcell:
+		b.WriteString("I *rcell ")
+		cell(i)
+	case []int:
+		b.WriteString("I []int, last above ")
+	default:
+		fmt.Fprintf(&b, "I %T %v ", i, i)
+	}
+	if st.F != nil {
+		b.WriteString("F ")
+		cell(st.FRecv)
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Big)) {
+		fmt.Fprintf(&b, "big%d:%d,", k, st.Big[k][0])
+	}
+	fmt.Fprintf(&b, " %v %v", st.Fl != st.Fl, math.Signbit(st.Fl))
 	return b.String()
 }
 
@@ -414,10 +363,11 @@ func TestFidelityRandomPrograms(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	cases, compared, states, violated := 300, 0, 0, 0
+	cases, compared, states, violated, refused := 300, 0, 0, 0, 0
 	if testing.Short() {
 		cases = 60
 	}
+cases:
 	for c := range cases {
 		ops := make([]rop, 2+rng.IntN(4))
 		for k := range ops {
@@ -448,6 +398,11 @@ func TestFidelityRandomPrograms(t *testing.T) {
 			m, _ := build()
 			res, err := Check(context.Background(), m, opts)
 			switch {
+			case err != nil && strings.Contains(err.Error(), "r.F: func() is the method value"):
+				// F bound to a cell nothing else holds: a limit canon states (funcs.go), and the
+				// same for every search.
+				refused++
+				continue cases
 			case err != nil:
 				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: %v", describe(), opts.Search, opts.SelfCheck, opts.Workers, err)
 			case len(res.Violations) > 0:
@@ -489,10 +444,10 @@ func TestFidelityRandomPrograms(t *testing.T) {
 			}
 		}
 	}
-	if compared < cases/2 || violated == 0 || violated == compared {
-		t.Errorf("%d of %d cases were compared, %d break their claim: the cases do not cover both", compared, cases, violated)
+	if compared-refused < cases/2 || violated == 0 || violated == compared {
+		t.Errorf("%d of %d cases were compared (%d refused), %d break their claim: the cases do not cover both", compared, cases, refused, violated)
 	}
-	t.Logf("%d of %d cases compared, %d states in all; %d break their claim", compared, cases, states, violated)
+	t.Logf("%d of %d cases compared, %d of them refused, %d states in all; %d break their claim", compared, cases, refused, states, violated)
 }
 
 // replaysToBroken runs tr's steps as plain Go on a fresh model and reports whether the state
