@@ -18,14 +18,18 @@ import (
 	"github.com/cmc-go/cmc/internal/transition"
 )
 
-// Random programs against real Go. Each case is a process of a few handlers drawn from the ways
-// ordinary Go changes slices, pointers and maps (append into spare capacity, reslicing, aliasing a
-// slice or a pointer, copy, make, map writes), with small random operands. Real Go's state graph
+// Random programs against real Go. Each case is a model of a few handlers drawn from the ways
+// ordinary Go changes its state (ropKinds: append into spare capacity, reslicing, aliasing a slice
+// or a pointer, copy, make, map writes, a sentinel error, an interface, a method value, a set,
+// another process through cmc.Touches), with small random operands. Real Go's state graph
 // (realGoWithin, told apart by every property a handler could observe: lengths, capacities,
 // elements, which slices see one array and where, which pointers are one object) must have as
-// many states as cmc counts, breadth- and depth-first, with the self-check off (so that nothing
-// but the capture, its footprints and its kept values decide what a transition starts from) and
-// on. The hand-written fidelity cases above each test one way; these test them together.
+// many states as cmc counts, in every search and on one worker or two, with the self-check off
+// (so that nothing but the capture, its footprints and its kept values decide what a transition
+// starts from) and on. Each case also claims an invariant, which cmc must find broken exactly when
+// real Go breaks it, by a trace that, run as plain Go, breaks it, and that a new machine replays
+// with the hashes the search stored. The hand-written fidelity cases test one way each; these test
+// them together.
 
 // A random program has three components: process r (slices, pointers, maps, an interface, a
 // method value, a float), an environment (a counter, a queue and a set) and process q, a small
