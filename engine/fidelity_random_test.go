@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,13 +16,14 @@ import (
 	"unsafe"
 
 	"github.com/cmc-go/cmc"
+	"github.com/cmc-go/cmc/env"
 	"github.com/cmc-go/cmc/internal/transition"
 )
 
 // Random programs against real Go. Each case is a model of a few handlers drawn from the ways
 // ordinary Go changes its state (ropKinds: append into spare capacity, reslicing, aliasing a slice
 // or a pointer, copy, make, map writes, a sentinel error, an interface, a method value, a set,
-// another process through cmc.Touches), with small random operands. Real Go's state graph
+// another process through cmc.Touches, messages on an env.Network), with small random operands. Real Go's state graph
 // (realGoWithin, told apart by every property a handler could observe: lengths, capacities,
 // elements, which slices see one array and where, which pointers are one object) must have as
 // many states as cmc counts, in every search and on one worker or two, with the self-check off
@@ -60,6 +62,7 @@ type (
 		r *rstate
 		e *renv
 		q *rsmall
+		n *env.Network[int] // r is address 0, q address 1
 	}
 )
 
@@ -165,6 +168,21 @@ var ropKinds = []ropKind{
 	{say: "Fl = -0.0", run: func(_ rop, st *rstate, _ rworld) { st.Fl = math.Copysign(0, -1) }},
 	{say: "Fl = 0", run: func(_ rop, st *rstate, _ rworld) { st.Fl = 0 }},
 	{say: "Fl = NaN", run: func(_ rop, st *rstate, _ rworld) { st.Fl = math.NaN() }},
+	{say: "send {v} from r to q", run: func(o rop, _ *rstate, w rworld) { _ = w.n.Send(0, 1, o.v) }},
+	{say: "send q.X from q to r", proc: "q", run: func(_ rop, _ *rstate, w rworld) { _ = w.n.Send(1, 0, w.q.X) }},
+	{say: "q.X = a message for q", proc: "q", when: func(_ rop, _ *rstate, w rworld) bool { return w.n.Waiting(1) },
+		run: func(_ rop, _ *rstate, w rworld) {
+			if p, ok := w.n.Receive(1); ok {
+				w.q.X = p.Msg % 3
+			}
+		}},
+	{say: "S{i} = append(S{i}, a message for r) if len < 3",
+		when: func(o rop, st *rstate, w rworld) bool { return w.n.Waiting(0) && room(st.S[o.i]) },
+		run: func(o rop, st *rstate, w rworld) {
+			if p, ok := w.n.Receive(0); ok {
+				st.S[o.i] = append(st.S[o.i], p.Msg)
+			}
+		}},
 	{say: "S{i} = append(S{i}, 2 if Fl is NaN, 1 if -0, else 0) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
 		run: func(o rop, st *rstate, _ rworld) {
 			x := 0
@@ -196,9 +214,9 @@ func randomOp(rng *rand.Rand) rop {
 	return o
 }
 
-// A rstart is how a case's state begins: whether S1 is a slice of S0's array, and whether P1 is
-// P0.
-type rstart struct{ sliceOfS0, sameCell bool }
+// A rstart is how a case's state begins: whether S1 is a slice of S0's array, whether P1 is P0,
+// and whether the network may lose and duplicate messages.
+type rstart struct{ sliceOfS0, sameCell, loss, dup bool }
 
 // randomInvariants are what a case's model may claim of its state; each is broken in some
 // programs and holds in others, and holds initially.
@@ -227,9 +245,10 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 		if start.sameCell {
 			st.P[1] = st.P[0]
 		}
-		w := rworld{r: st, e: &renv{Set: []int{1}}, q: &rsmall{}}
+		w := rworld{r: st, e: &renv{Set: []int{1}}, q: &rsmall{}, n: &env.Network[int]{Bound: 2, Loss: start.loss, Dup: start.dup}}
 		m := cmc.NewModel("random")
 		m.Environment("env", w.e)
+		m.Environment("net", w.n)
 		procs := map[string]*cmc.Proc{"r": m.Process("r", st), "q": m.Process("q", w.q)}
 		for k, o := range ops {
 			kind := ropKinds[o.kind]
@@ -256,7 +275,11 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 		}
 		return m, func() string {
 			set := slices.Sorted(slices.Values(w.e.Set)) // a set's order is not state
-			return fmt.Sprint(st.observed(), "| ", w.e.N, w.e.Q == nil, len(w.e.Q), cap(w.e.Q), w.e.Q, w.e.Set == nil, set, " | ", w.q.X)
+			pending := slices.SortedFunc(slices.Values(w.n.Pending), func(a, b env.Packet[int]) int {
+				return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Msg, b.Msg))
+			})
+			return fmt.Sprint(st.observed(), "| ", w.e.N, w.e.Q == nil, len(w.e.Q), cap(w.e.Q), w.e.Q, w.e.Set == nil, set,
+				" | ", w.q.X, " | ", w.n.Pending == nil, pending)
 		}
 	}
 }
@@ -377,7 +400,7 @@ cases:
 		for k := range ops {
 			ops[k] = randomOp(rng)
 		}
-		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0}
+		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0, loss: rng.IntN(2) == 0, dup: rng.IntN(2) == 0}
 		inv := rng.IntN(len(randomInvariants))
 		build, claiming := randomModel(ops, start, -1), randomModel(ops, start, inv)
 		g := realGoWithin(t, claiming, 16, 300)
