@@ -23,15 +23,15 @@ import (
 // Random programs against real Go. Each case is a model of a few handlers drawn from the ways
 // ordinary Go changes its state (ropKinds: append into spare capacity, reslicing, aliasing a slice
 // or a pointer, copy, make, map writes, a sentinel error, an interface, a method value, a set,
-// another process through cmc.Touches, messages on an env.Network), with small random operands. Real Go's state graph
-// (realGoWithin, told apart by every property a handler could observe: lengths, capacities,
-// elements, which slices see one array and where, which pointers are one object) must have as
-// many states as cmc counts, in every search and on one worker or two, with the self-check off
-// (so that nothing but the capture, its footprints and its kept values decide what a transition
-// starts from) and on. Each case also claims an invariant, which cmc must find broken exactly when
-// real Go breaks it, by a trace that, run as plain Go, breaks it, and that a new machine replays
-// with the hashes the search stored. The hand-written fidelity cases test one way each; these test
-// them together.
+// another process through cmc.Touches, messages on an env.Network), with small random operands.
+// Real Go's state graph (realGoWithin, told apart by every property a handler could observe:
+// lengths, capacities, elements, which slices see one array and where, which pointers are one
+// object) must have as many states as cmc counts, in every search, on one worker or two and in
+// three partitions (a cluster's processes, in memory), with the self-check off (so that nothing
+// but the capture, its footprints and its kept values decide what a transition starts from) and
+// on. Each case also claims an invariant, which cmc must find broken exactly when real Go breaks
+// it, by a trace that, run as plain Go, breaks it, and that a new machine replays with the hashes
+// the search stored. The hand-written fidelity cases test one way each; these test them together.
 
 // A random program has three components: process r (slices, pointers, maps, an interface, a
 // method value, a float), an environment (a counter, a queue and a set) and process q, a small
@@ -439,16 +439,25 @@ cases:
 				t.Fatalf("%s\nsearch %q, self-check %d, workers %d: cmc counts %d states, real Go reaches %d", describe(), opts.Search, opts.SelfCheck, opts.Workers, res.States, g.states)
 			}
 		}
+		// Three partitions, each with its own instance and pool, as a cluster's processes.
+		if res := partitioned(t, func() *cmc.Model { m, _ := build(); return m }, Options{SelfCheck: -1}, 3); res.States != int64(g.states) {
+			t.Fatalf("%s\nthree partitions: cmc counts %d states, real Go reaches %d", describe(), res.States, g.states)
+		}
 		// The claim: broken exactly when real Go breaks it, breadth-first by a shortest trace, and
 		// every trace, run as plain Go, ends where real Go breaks it.
 		if g.violated >= 0 {
 			violated++
 		}
-		for _, search := range []string{"bfs", "dfs"} {
-			m, _ := claiming()
-			res, err := Check(context.Background(), m, Options{SelfCheck: -1, Workers: 1, Search: search})
-			if err != nil {
-				t.Fatalf("%s\n%s with the claim: %v", describe(), search, err)
+		for _, search := range []string{"bfs", "dfs", "partitions"} {
+			var res *Result
+			if search == "partitions" {
+				res = partitioned(t, func() *cmc.Model { m, _ := claiming(); return m }, Options{SelfCheck: -1}, 3)
+			} else {
+				m, _ := claiming()
+				var err error
+				if res, err = Check(context.Background(), m, Options{SelfCheck: -1, Workers: 1, Search: search}); err != nil {
+					t.Fatalf("%s\n%s with the claim: %v", describe(), search, err)
+				}
 			}
 			if g.violated < 0 {
 				if len(res.Violations) > 0 {
@@ -460,8 +469,8 @@ cases:
 				t.Fatalf("%s\n%s: no broken claim found; real Go breaks it after %d steps", describe(), search, g.violated)
 			}
 			tr := res.Violations[0]
-			if search == "bfs" && len(tr.Steps) != g.violated {
-				t.Fatalf("%s\nbfs: the claim is broken after %d steps; real Go breaks it after %d at the fewest", describe(), len(tr.Steps), g.violated)
+			if search != "dfs" && len(tr.Steps) != g.violated {
+				t.Fatalf("%s\n%s: the claim is broken after %d steps; real Go breaks it after %d at the fewest", describe(), search, len(tr.Steps), g.violated)
 			}
 			if !replaysToBroken(t, claiming, tr) {
 				t.Fatalf("%s\n%s: the trace %v, run as plain Go, does not end where the claim is broken", describe(), search, tr.Steps)
