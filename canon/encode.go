@@ -157,7 +157,8 @@ func (enc *Encoder) MetGlobals() bool { return len(enc.e.globalKeys) > 0 }
 // Footprint makes f the footprint of the component last handed to EncodeComponents' emit, and
 // reports whether it has one that Same can answer for (no global, no map keyed by floats or
 // interfaces). If not, f is left as it was: a checker keeps the footprint its decoder gave, which
-// still restores the value.
+// still restores the value. If the capture then finds the component's slices sharing an array
+// and emits it again in array mode, EncodeComponents clears f.
 func (enc *Encoder) Footprint(f *Footprint) bool {
 	p := enc.e.footprint()
 	if p == nil {
