@@ -496,7 +496,7 @@ cases:
 			}
 		}
 	}
-	// 300 cases: about 6% break their claim, so none would be chance once in 10^8 runs.
+	// Of 300 cases 4-11% break their claim: none would be chance about once in 200,000 runs.
 	if cases >= 300 && (compared-refused < cases/2 || violated == 0 || violated == compared) {
 		t.Errorf("%d of %d cases were compared (%d refused), %d break their claim: the cases do not cover both", compared, cases, refused, violated)
 	}
