@@ -42,8 +42,8 @@ type (
 		S     [3][]int
 		P     [2]*rcell
 		M     map[int]int
-		E     error          // nil or errRandom
-		Str   string         //
+		E     error // nil or errRandom
+		Str   string
 		MP    map[int]*rcell // its cells may be P's
 		N2    [][]int        // its slices may see S's arrays
 		I     any            // nil, an int, a *rcell (P's), an rcell, or a []int (seeing S's array)
@@ -289,8 +289,9 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 // length, capacity, elements, and which other slices can see its memory and where (slices whose
 // capacities overlap are one array, named in order of first sight, with each slice's offset from
 // the array's lowest start); for each pointer (P, MP, I, F's cell), nil or which cell and its
-// value; the maps' entries; whether E is errRandom; I's type and value; whether Fl is NaN or -0. Elements past a slice's length are not observable by these
-// handlers (none reads past it), and not state either (canon restores them as zero).
+// value; the maps' entries; whether E is errRandom; I's type and value; whether Fl is NaN or -0.
+// Elements past a slice's length are not observable by these handlers (none reads past it), and
+// not state either (canon restores them as zero).
 func (st *rstate) observed() string {
 	all := append(st.S[:len(st.S):len(st.S)], st.N2...)
 	if s, ok := st.I.([]int); ok {
