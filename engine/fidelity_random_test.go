@@ -403,7 +403,7 @@ func TestFidelityRandomPrograms(t *testing.T) {
 	}
 	t.Logf("seed %d (again: go test ./engine -run TestFidelityRandomPrograms -random-seed %d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	cases, compared, states, violated, refused := *randomCases, 0, 0, 0, 0
+	cases, compared, states, violated, refused, fromChecked, fromFewer := *randomCases, 0, 0, 0, 0, 0, 0
 	if testing.Short() {
 		cases = min(cases, 60)
 	}
@@ -420,7 +420,7 @@ cases:
 		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0, loss: rng.IntN(2) == 0, dup: rng.IntN(2) == 0}
 		inv := rng.IntN(len(randomInvariants))
 		build, claiming := randomModel(ops, start, -1), randomModel(ops, start, inv)
-		g := realGoWithin(t, claiming, 24, most)
+		g := realGoWithin(t, claiming, 24, most, nil)
 		if !g.complete {
 			continue // too many states for real Go's enumeration to be quick
 		}
@@ -465,6 +465,7 @@ cases:
 		if g.violated >= 0 {
 			violated++
 		}
+		var shortest *Trace
 		for _, search := range []string{"bfs", "dfs", "partitions"} {
 			var res *Result
 			if search == "partitions" {
@@ -486,6 +487,9 @@ cases:
 				t.Fatalf("%s\n%s: no broken claim found; real Go breaks it after %d steps", describe(), search, g.violated)
 			}
 			tr := res.Violations[0]
+			if search == "bfs" {
+				shortest = tr
+			}
 			if search != "dfs" && len(tr.Steps) != g.violated {
 				t.Fatalf("%s\n%s: the claim is broken after %d steps; real Go breaks it after %d at the fewest", describe(), search, len(tr.Steps), g.violated)
 			}
@@ -496,12 +500,54 @@ cases:
 				t.Fatalf("%s\n%s: replaying the trace on a new machine, step %d: %v", describe(), search, k, err)
 			}
 		}
+		// A search from halfway along the shortest trace (Options.From, as a bookmark's re-check)
+		// reaches what real Go reaches from there.
+		if shortest != nil && len(shortest.Steps) >= 2 {
+			k := len(shortest.Steps) / 2
+			gf := realGoWithin(t, build, 24, most, pathOfSteps(t, build, shortest.Steps[:k]))
+			if !gf.complete {
+				continue
+			}
+			m, _ := build()
+			res, err := Check(context.Background(), m, Options{SelfCheck: -1, Workers: 1, From: shortest, FromSteps: k})
+			switch {
+			case err != nil:
+				t.Fatalf("%s\nfrom step %d of %v: %v", describe(), k, shortest.Steps, err)
+			case res.PrefixNote != "":
+				t.Fatalf("%s\nfrom step %d of %v: %s", describe(), k, shortest.Steps, res.PrefixNote)
+			case res.States != int64(gf.states):
+				t.Fatalf("%s\nfrom step %d of %v: cmc counts %d states, real Go reaches %d", describe(), k, shortest.Steps, res.States, gf.states)
+			}
+			fromChecked++
+			if gf.states < g.states {
+				fromFewer++
+			}
+		}
 	}
 	// Of 300 cases 4-11% break their claim: none would be chance about once in 200,000 runs.
 	if cases >= 300 && (compared-refused < cases/2 || violated == 0 || violated == compared) {
 		t.Errorf("%d of %d cases were compared (%d refused), %d break their claim: the cases do not cover both", compared, cases, refused, violated)
 	}
-	t.Logf("%d of %d cases compared, %d of them refused, %d states in all; %d break their claim", compared, cases, refused, states, violated)
+	t.Logf("%d of %d cases compared, %d of them refused, %d states in all; %d break their claim, %d searched again from halfway (%d of them reaching fewer states than the initial state)", compared, cases, refused, states, violated, fromChecked, fromFewer)
+}
+
+// pathOfSteps names steps' events by their index in a model build makes.
+func pathOfSteps(t *testing.T, build fidelityModel, steps []Step) []pathStep {
+	t.Helper()
+	m, _ := build()
+	def, err := m.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p []pathStep
+	for _, st := range steps {
+		i := slices.IndexFunc(def.Events, func(e *cmc.Event) bool { return e.Proc == st.Proc && e.Name == st.Event })
+		if i < 0 {
+			t.Fatalf("the trace names %s.%s, which the model lacks", st.Proc, st.Event)
+		}
+		p = append(p, pathStep{event: i, values: st.Values()})
+	}
+	return p
 }
 
 // replaysToBroken runs tr's steps as plain Go on a fresh model and reports whether the state
@@ -515,16 +561,8 @@ func replaysToBroken(t *testing.T, build fidelityModel, tr *Trace) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range tr.Steps {
-		i := slices.IndexFunc(def.Events, func(e *cmc.Event) bool { return e.Proc == st.Proc && e.Name == st.Event })
-		if i < 0 {
-			t.Fatalf("the trace names %s.%s, which the model lacks", st.Proc, st.Event)
-		}
-		var prefix []int
-		for _, c := range st.Choices {
-			prefix = append(prefix, c.Value)
-		}
-		native(t, def.Events[i], prefix)
+	for _, st := range pathOfSteps(t, build, tr.Steps) {
+		native(t, def.Events[st.event], st.values)
 	}
 	for _, inv := range def.Invariants {
 		if inv.Check() != nil {

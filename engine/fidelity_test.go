@@ -30,7 +30,7 @@ type fidelityModel func() (*cmc.Model, func() string)
 // the test unless the state space is exhausted within depth steps.
 func realGo(t *testing.T, build fidelityModel, depth int) int {
 	t.Helper()
-	g := realGoWithin(t, build, depth, math.MaxInt)
+	g := realGoWithin(t, build, depth, math.MaxInt, nil)
 	if !g.complete {
 		t.Fatalf("real Go: %d states and more after %d steps; raise the depth", g.states, depth)
 	}
@@ -46,8 +46,9 @@ type realGraph struct {
 }
 
 // realGoWithin is realGo, stopping (incomplete) after depth steps or once more than limit states
-// are found; it also runs the model's invariants in every state.
-func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) realGraph {
+// are found; it also runs the model's invariants in every state. It starts from the state the
+// steps of from lead to (a search's Options.From).
+func realGoWithin(t *testing.T, build fidelityModel, depth, limit int, from []pathStep) realGraph {
 	t.Helper()
 	transition.Lock.Lock()
 	defer transition.Lock.Unlock()
@@ -63,6 +64,9 @@ func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) realGraph
 	def, err := m.Definition()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, st := range from {
+		native(t, def.Events[st.event], st.values)
 	}
 	broken(def, 0)
 	seen := map[string]bool{fp(): true}
@@ -84,7 +88,7 @@ func realGoWithin(t *testing.T, build fidelityModel, depth, limit int) realGraph
 				for {
 					m, fp := build()
 					def, _ := m.Definition()
-					for _, st := range p {
+					for _, st := range slices.Concat(from, p) {
 						native(t, def.Events[st.event], st.values)
 					}
 					ev := def.Events[ei]
