@@ -232,7 +232,18 @@ var randomInvariants = []func(w rworld) bool{
 	func(w rworld) bool { return w.r.Fl == w.r.Fl },
 }
 
-// randomModel builds a case's model; with inv >= 0 it claims randomInvariants[inv].
+// randomSteps are what a case's model may claim of each step (cmc.StepInvariant): a function of
+// the state before and after it, which holds when it returns true.
+var randomSteps = []struct {
+	capture func(w rworld) int
+	holds   func(before, after int) bool
+}{
+	{func(w rworld) int { return len(w.r.S[0]) }, func(b, a int) bool { return a >= b }},   // S0 never shrinks
+	{func(w rworld) int { return w.e.N }, func(b, a int) bool { return b != 2 || a != 0 }}, // env.N never goes from 2 to 0
+}
+
+// randomModel builds a case's model; with inv >= 0 it claims randomInvariants[inv], or of each
+// step randomSteps[inv-len(randomInvariants)].
 func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 	return func() (*cmc.Model, func() string) {
 		st := &rstate{M: map[int]int{0: 1}, MP: map[int]*rcell{}, Big: map[int][20]int{}}
@@ -266,7 +277,16 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 			}
 			procs[proc].On(fmt.Sprintf("op%d", k), func() { kind.run(o, st, w) }, opts...)
 		}
-		if inv >= 0 {
+		switch {
+		case inv >= len(randomInvariants):
+			c := randomSteps[inv-len(randomInvariants)]
+			cmc.StepInvariant(m, fmt.Sprintf("claim%d", inv), func() int { return c.capture(w) }, func(before, after int) error {
+				if !c.holds(before, after) {
+					return errors.New("broken")
+				}
+				return nil
+			})
+		case inv >= 0:
 			m.Invariant(fmt.Sprintf("claim%d", inv), func() error {
 				if !randomInvariants[inv](w) {
 					return errors.New("broken")
@@ -418,7 +438,7 @@ cases:
 			ops[k] = randomOp(rng)
 		}
 		start := rstart{sliceOfS0: rng.IntN(2) == 0, sameCell: rng.IntN(2) == 0, loss: rng.IntN(2) == 0, dup: rng.IntN(2) == 0}
-		inv := rng.IntN(len(randomInvariants))
+		inv := rng.IntN(len(randomInvariants) + len(randomSteps))
 		build, claiming := randomModel(ops, start, -1), randomModel(ops, start, inv)
 		g := realGoWithin(t, claiming, 24, most, nil)
 		if !g.complete {
@@ -483,7 +503,7 @@ cases:
 				}
 				continue
 			}
-			if len(res.Violations) == 0 || res.Violations[0].Violation.Kind != "invariant" {
+			if len(res.Violations) == 0 || !strings.HasSuffix(res.Violations[0].Violation.Kind, "invariant") {
 				t.Fatalf("%s\n%s: no broken claim found; real Go breaks it after %d steps", describe(), search, g.violated)
 			}
 			tr := res.Violations[0]
@@ -551,7 +571,7 @@ func pathOfSteps(t *testing.T, build fidelityModel, steps []Step) []pathStep {
 }
 
 // replaysToBroken runs tr's steps as plain Go on a fresh model and reports whether the state
-// they end in breaks one of its invariants.
+// they end in breaks one of its invariants, or the last step one of its step invariants.
 func replaysToBroken(t *testing.T, build fidelityModel, tr *Trace) bool {
 	t.Helper()
 	transition.Lock.Lock()
@@ -561,15 +581,22 @@ func replaysToBroken(t *testing.T, build fidelityModel, tr *Trace) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	broken := false
 	for _, st := range pathOfSteps(t, build, tr.Steps) {
+		before := make([]any, len(def.StepChecks))
+		for i, sc := range def.StepChecks {
+			before[i] = sc.Capture()
+		}
 		native(t, def.Events[st.event], st.values)
-	}
-	for _, inv := range def.Invariants {
-		if inv.Check() != nil {
-			return true
+		broken = false // the last step's verdict stands
+		for i, sc := range def.StepChecks {
+			broken = broken || sc.Check(before[i], sc.Capture()) != nil
 		}
 	}
-	return false
+	for _, inv := range def.Invariants {
+		broken = broken || inv.Check() != nil
+	}
+	return broken
 }
 
 // replaysWithHashes replays tr on a new machine, as the debugger does, and returns the first step

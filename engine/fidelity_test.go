@@ -38,7 +38,8 @@ func realGo(t *testing.T, build fidelityModel, depth int) int {
 }
 
 // A realGraph is what realGoWithin found: how many states, whether that is all of them, and the
-// fewest steps to a state that breaks one of the model's invariants (-1: none does).
+// fewest steps to a state that breaks one of the model's invariants, or by a step that breaks one
+// of its step invariants (-1: none does).
 type realGraph struct {
 	states   int
 	complete bool
@@ -46,8 +47,8 @@ type realGraph struct {
 }
 
 // realGoWithin is realGo, stopping (incomplete) after depth steps or once more than limit states
-// are found; it also runs the model's invariants in every state. It starts from the state the
-// steps of from lead to (a search's Options.From).
+// are found; it also runs the model's invariants in every state and its step invariants on every
+// transition. It starts from the state the steps of from lead to (a search's Options.From).
 func realGoWithin(t *testing.T, build fidelityModel, depth, limit int, from []pathStep) realGraph {
 	t.Helper()
 	transition.Lock.Lock()
@@ -95,7 +96,16 @@ func realGoWithin(t *testing.T, build fidelityModel, depth, limit int, from []pa
 					if ev.Enabled != nil && !ev.Enabled() {
 						break
 					}
+					before := make([]any, len(def.StepChecks))
+					for i, sc := range def.StepChecks {
+						before[i] = sc.Capture()
+					}
 					points := native(t, ev, prefix)
+					for i, sc := range def.StepChecks {
+						if sc.Check(before[i], sc.Capture()) != nil && g.violated < 0 {
+							g.violated = d + 1
+						}
+					}
 					if f := fp(); !seen[f] {
 						seen[f] = true
 						broken(def, d+1)
