@@ -408,7 +408,7 @@ func (st *rstate) observed() string {
 	return b.String()
 }
 
-// The seed, how many models, and larger ones (4-9 handlers, up to 3,000 states: about ten minutes
+// The seed, how many models, and larger ones (4-9 handlers, up to 3,000 states: about 15 minutes
 // for 3,000 models here, the stress runs docs/architecture.md reports).
 var (
 	randomSeed  = flag.Uint64("random-seed", 0, "seed of TestFidelityRandomPrograms (0: the clock)")
