@@ -24,15 +24,17 @@ import (
 // Random programs against real Go. Each case is a model of a few handlers drawn from the ways
 // ordinary Go changes its state (ropKinds: append into spare capacity, reslicing, aliasing a slice
 // or a pointer, copy, make, map writes, a sentinel error, an interface, a method value, a set,
-// another process through cmc.Touches, messages on an env.Network), with small random operands.
-// Real Go's state graph (realGoWithin, told apart by every property a handler could observe:
-// lengths, capacities, elements, which slices see one array and where, which pointers are one
-// object) must have as many states as cmc counts, in every search, on one worker or two and in
+// another process through cmc.Touches, messages on an env.Network, env.Timers), with small random
+// operands. Real Go's state graph (realGoWithin, told apart by every property a handler could
+// observe: lengths, capacities, elements, which slices see one array and where, which pointers are
+// one object) must have as many states as cmc counts, in every search, on one worker or two and in
 // three partitions (a cluster's processes, in memory), with the self-check off (so that nothing
 // but the capture, its footprints and its kept values decide what a transition starts from) and
-// on. Each case also claims an invariant, which cmc must find broken exactly when real Go breaks
-// it, by a trace that, run as plain Go, breaks it, and that a new machine replays with the hashes
-// the search stored. The hand-written fidelity cases test one way each; these test them together.
+// on. Each case also claims an invariant or a step invariant, which cmc must find broken exactly
+// when real Go breaks it, by a trace that, run as plain Go, breaks it, and that a new machine
+// replays with the hashes the search stored; a search from halfway along it must reach what real
+// Go reaches from there. The hand-written fidelity cases test one way each; these test them
+// together.
 
 // A random program has three components: process r (slices, pointers, maps, an interface, a
 // method value, a float), an environment (a counter, a queue and a set) and process q, a small
@@ -64,6 +66,7 @@ type (
 		e *renv
 		q *rsmall
 		n *env.Network[int] // r is address 0, q address 1
+		t *env.Timers       // r's timers t0 and t1
 	}
 )
 
@@ -184,6 +187,15 @@ var ropKinds = []ropKind{
 				st.S[o.i] = append(st.S[o.i], p.Msg)
 			}
 		}},
+	{say: "arm timer t{k2}", run: func(o rop, _ *rstate, w rworld) { w.t.Set(0, timerNames[o.k%2]) }},
+	{say: "cancel timer t{k2}", run: func(o rop, _ *rstate, w rworld) { w.t.Cancel(0, timerNames[o.k%2]) }},
+	{say: "S{i} = append(S{i}, {v}) when timer t{k2} fires, if len < 3",
+		when: func(o rop, st *rstate, w rworld) bool { return w.t.IsSet(0, timerNames[o.k%2]) && room(st.S[o.i]) },
+		run: func(o rop, st *rstate, w rworld) {
+			if w.t.Fire(0, timerNames[o.k%2]) {
+				st.S[o.i] = append(st.S[o.i], o.v)
+			}
+		}},
 	{say: "S{i} = append(S{i}, 2 if Fl is NaN, 1 if -0, else 0) if len < 3", when: func(o rop, st *rstate, _ rworld) bool { return room(st.S[o.i]) },
 		run: func(o rop, st *rstate, _ rworld) {
 			x := 0
@@ -196,6 +208,8 @@ var ropKinds = []ropKind{
 			st.S[o.i] = append(st.S[o.i], x)
 		}},
 }
+
+var timerNames = [2]string{"t0", "t1"}
 
 func (o rop) String() string {
 	n := strconv.Itoa
@@ -257,10 +271,11 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 		if start.sameCell {
 			st.P[1] = st.P[0]
 		}
-		w := rworld{r: st, e: &renv{Set: []int{1}}, q: &rsmall{}, n: &env.Network[int]{Bound: 2, Loss: start.loss, Dup: start.dup}}
+		w := rworld{r: st, e: &renv{Set: []int{1}}, q: &rsmall{}, n: &env.Network[int]{Bound: 2, Loss: start.loss, Dup: start.dup}, t: &env.Timers{}}
 		m := cmc.NewModel("random")
 		m.Environment("env", w.e)
 		m.Environment("net", w.n)
+		m.Environment("timers", w.t)
 		procs := map[string]*cmc.Proc{"r": m.Process("r", st), "q": m.Process("q", w.q)}
 		for k, o := range ops {
 			kind := ropKinds[o.kind]
@@ -299,8 +314,9 @@ func randomModel(ops []rop, start rstart, inv int) fidelityModel {
 			pending := slices.SortedFunc(slices.Values(w.n.Pending), func(a, b env.Packet[int]) int {
 				return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Msg, b.Msg))
 			})
+			armed := slices.SortedFunc(slices.Values(w.t.Armed), func(a, b env.Timer) int { return cmp.Compare(a.Name, b.Name) })
 			return fmt.Sprint(st.observed(), "| ", w.e.N, w.e.Q == nil, len(w.e.Q), cap(w.e.Q), w.e.Q, w.e.Set == nil, set,
-				" | ", w.q.X, " | ", w.n.Pending == nil, pending)
+				" | ", w.q.X, " | ", w.n.Pending == nil, pending, " | ", w.t.Armed == nil, armed)
 		}
 	}
 }
