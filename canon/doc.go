@@ -30,7 +30,7 @@
 //     zero). Slices that share a backing array inside a component are captured as sharing it
 //     (array mode, arrays.go): restored, they share one array again. A cmc:"set" slice is the
 //     exception: its order and capacity are declared not to matter, and it is restored sorted
-//     with no spare capacity.
+//     with room for one more element.
 //   - Identity of globals. A pointer into a package-level variable (time.UTC is &utcLoc), or an error
 //     value a package-level variable holds (a sentinel error), is captured as a reference to that
 //     global, named by its type and contents, and restored to the very same object, so == and

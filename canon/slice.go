@@ -13,8 +13,11 @@ import (
 // A slice is its length, its spare capacity and its elements: capacity decides whether an append
 // writes in place or copies, and so what two appends to one slice share, and Decode restores it
 // exactly. The memory of the whole capacity belongs to the slice, so two slices that share a
-// backing array (even without overlapping) are refused. A set is restored sorted with no spare
-// capacity, and its capacity is not state: the model declared that only its elements matter.
+// backing array (even without overlapping) are refused. A set is restored sorted, and its
+// capacity is not state: the model declared that only its elements matter. So it is restored with
+// room for at least one more element (what the allocator gives for one more): a set most often
+// changes by an element appended, and without room every append allocated and copied the set
+// (TwoPhase: 8% of a search's time, docs/performance.md).
 func buildSlice(p *plan, set bool) {
 	t := p.t
 	if set && typeMayRef(t.Elem()) {
@@ -95,6 +98,9 @@ func buildSlice(p *plan, set bool) {
 		d.checkCount(n, elem.min, size)
 		d.chargeSpare(spare, size)
 		c := int(n + spare)
+		if set {
+			c++ // room for one more: see the comment on buildSlice
+		}
 		if byteSlice {
 			b := make([]byte, n, c)
 			copy(b, d.take(n))
@@ -111,7 +117,9 @@ func buildSlice(p *plan, set bool) {
 		// Grow may round the capacity up to an allocation size; SetCap gives back Go's.
 		v.Grow(c)
 		v.SetLen(int(n))
-		if !faults.LooseCapacity {
+		if set {
+			c = v.Cap()
+		} else if !faults.LooseCapacity {
 			v.SetCap(c)
 		}
 		if size == 0 {
