@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -63,5 +64,35 @@ func TestSetMemoEncodesAsWithout(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("step %d, set %v: encoded %x, want %x", step, h.Sent, got, want)
 		}
+	}
+}
+
+// A set is restored with room for one more element, which holds zero: a handler's append to it
+// (a message sent) writes in place instead of copying the set, and the restored value still counts
+// as decoded. Non-set slices keep exactly their capacity.
+func TestSetRestoredWithRoom(t *testing.T) {
+	type holder struct {
+		Sent []memoMsg `cmc:"set"`
+		Log  []int
+	}
+	h := &holder{Sent: []memoMsg{{"Commit", 0}, {"Prepared", 1}, {"Prepared", 2}}, Log: []int{1, 2, 3}}
+	var enc canon.Encoder
+	b, _, _ := capture(t, &enc, root("h", h))
+	var into holder
+	if err := canon.DecodeValue(b[0], reflect.ValueOf(&into)); err != nil {
+		t.Fatal(err)
+	}
+	if len(into.Sent) != 3 || cap(into.Sent) <= 3 {
+		t.Fatalf("restored set has len %d cap %d, want 3 and room for more", len(into.Sent), cap(into.Sent))
+	}
+	if cap(into.Log) != 3 {
+		t.Errorf("restored slice has cap %d, want exactly 3 (capacity is state)", cap(into.Log))
+	}
+	_, asDecoded, _ := capture(t, &enc, root("h", &into))
+	if !asDecoded[0] {
+		t.Error("a restored set with zeros past its end does not count as decoded")
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = append(into.Sent, memoMsg{"Abort", 0}) }); n != 0 {
+		t.Errorf("appending to a restored set allocated %v times", n)
 	}
 }
