@@ -91,7 +91,7 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *
 	if m != nil {
 		m.keep(e, h, t.Elem(), size, k, parts, disorder)
 	}
-	if disorder >= 0 || h.cap > h.len && !allZero(unsafe.Slice((*byte)(unsafe.Add(h.data, uintptr(h.len)*size)), uintptr(h.cap-h.len)*size)) {
+	if disorder >= 0 || h.cap > h.len && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(h.data, uintptr(h.len)*size)), uintptr(h.cap-h.len)*size)) {
 		e.asDecoded = false // Decode restores a set sorted, with zeros past its end
 	}
 	switch {
