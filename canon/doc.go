@@ -55,8 +55,10 @@
 //     rejected with the path to the value and how to fix it.
 //   - a struct field tagged `cmc:"-"` is not part of the state: it is neither hashed nor restored (a
 //     root object keeps its current value there; objects recreated by Decode get the zero value).
-//     A slice field tagged `cmc:"set"` is a multiset: its order does not matter, and Decode restores
-//     it sorted by the canonical encoding of its elements. Its element type must hold no pointers.
+//     A slice field tagged `cmc:"set"` is a multiset: its order and capacity do not matter, and
+//     Decode restores it sorted by the canonical encoding of its elements, with room to append one
+//     more without copying (two appends to one restored set share its array, as in Go whenever a
+//     slice has spare capacity). Its element type must hold no pointers.
 //     For types that cannot carry tags (a library's), a model declares the same as rules by type
 //     and field name (rules.go; cmc.Model.Omit and Unordered).
 //

@@ -91,8 +91,8 @@ func (e *encoder) setContent(t reflect.Type, h sliceHeader, size uintptr, elem *
 	if m != nil {
 		m.keep(e, h, t.Elem(), size, k, parts, disorder)
 	}
-	if disorder >= 0 || h.cap > h.len && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(h.data, uintptr(h.len)*size)), uintptr(h.cap-h.len)*size)) {
-		e.asDecoded = false // Decode restores a set sorted, with zeros past its end
+	if disorder >= 0 {
+		e.asDecoded = false // Decode restores a set sorted
 	}
 	switch {
 	case disorder < 0:

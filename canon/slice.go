@@ -52,8 +52,8 @@ func buildSlice(p *plan, set bool) {
 			e.addSpan(base, uintptr(c)*size)
 			e.fp.add(base, elem, c)
 		}
-		if !set && c > n && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(base, uintptr(n)*size)), uintptr(c-n)*size)) {
-			e.asDecoded = false // Decode restores spare capacity as zeros
+		if c > n && e.asDecoded && !allZero(unsafe.Slice((*byte)(unsafe.Add(base, uintptr(n)*size)), uintptr(c-n)*size)) {
+			e.asDecoded = false // Decode restores spare capacity as zeros, a set's room too
 		}
 		switch {
 		case set:
