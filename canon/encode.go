@@ -143,9 +143,9 @@ func (enc *Encoder) EncodeComponents(roots []Root, emit func(i int, b []byte), d
 }
 
 // AsDecoded reports whether the component last handed to EncodeComponents' emit is, as far as the
-// program can tell, the value that decoding its bytes gives: its sets are in canonical order
-// with zeros past their end, no object outside the root holds a field that is not state (cmc:"-",
-// Model.Omit), spare capacity holds only zeros, no float is a NaN, and the component is not in
+// program can tell, the value that decoding its bytes gives: its sets are in canonical order,
+// no object outside the root holds a field that is not state (cmc:"-", Model.Omit), spare
+// capacity (a set's room too) holds only zeros, no float is a NaN, and the component is not in
 // array mode. A machine may then keep the live value in place of restoring equal bytes.
 func (enc *Encoder) AsDecoded() bool { return enc.e.asDecoded }
 
