@@ -29,7 +29,9 @@
 #
 # Rounds: with ROUNDS=N the whole comparison (SPIN, then each cmc search) runs N times in turn, and
 # a last table gives, per RM and search, the median of the rounds' speed and memory ratios: on a
-# shared machine one round's ratio moves by a fifth from one minute to the next.
+# shared machine one round's ratio moves by a fifth from one minute to the next. It marks with a *
+# each round whose run began or ended with the cores apart (a trip over 150 ns, see Cores) and
+# gives the median of the other rounds too ("near": - when there are none).
 #
 # Cores: after each cmc row a comment gives how long a cache line took to go from one core to the
 # other just before and just after the run (bench/corelatency). A virtual machine's host may run its
@@ -162,21 +164,22 @@ printf '\n%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
 printf '%-4s %-5s %-4s %11s %12s %8s %8s %10s %9s %8s %10s %10s\n' \
 	"" "" "" "" "" "" "" "" "" "" "(speed)" "(memory)"
 
-# ratios collects, per round, "RM SEARCH SPEED MEMORY" lines for the medians.
+# ratios collects, per round, "RM SEARCH SPEED MEMORY APART" lines for the medians (APART: 1 when
+# the cores were apart before or after the run).
 ratios=$work/ratios
 : >"$ratios"
 
-# row RM TOOL SEARCH STATES TRANSITIONS WALL SEARCH RSS_KIB [SPIN_RATE SPIN_RSS_KIB]
+# row RM TOOL SEARCH STATES TRANSITIONS WALL SEARCH RSS_KIB [SPIN_RATE SPIN_RSS_KIB APART]
 row() {
 	awk -v rm="$1" -v tool="$2" -v srch="$3" -v n="$4" -v tr="$5" -v wall="$6" -v t="$7" -v kib="$8" \
-		-v srate="${9:-}" -v skib="${10:-}" -v ratios="$ratios" 'BEGIN {
+		-v srate="${9:-}" -v skib="${10:-}" -v apart="${11:-0}" -v ratios="$ratios" 'BEGIN {
 		rate = t > 0 ? n / t : 0
 		sp = srate > 0 && rate > 0 ? sprintf("%.2fx", srate / rate) : "-"
 		me = skib != "" ? sprintf("%.2fx", kib / skib) : "-"
 		printf "%-4s %-5s %-4s %11d %12d %8.2f %8.2f %10.0f %9.1f %8.1f %10s %10s\n",
 			rm, tool, srch, n, tr, wall, t, rate, kib / 1024, kib * 1024 / n, sp, me
 		if (srate > 0 && rate > 0 && skib != "")
-			printf "%s %s %.4f %.4f\n", rm, srch, srate / rate, kib / skib >> ratios
+			printf "%s %s %.4f %.4f %d\n", rm, srch, srate / rate, kib / skib, apart >> ratios
 	}'
 }
 
@@ -214,8 +217,10 @@ for round in $(seq "$ROUNDS"); do
 			grep -Eq '^  "violations": \[\],?$' "$work/cmc.json" ||
 				{ cat "$work/cmc.json" >&2; die "RM=$rm: cmc $search reports a violation"; }
 			states=$(field states)
-			row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss"
-			echo "#   a cache line from core to core: $trip_before ns before, $("$work/corelatency") ns after (bench/corelatency)"
+			trip_after=$("$work/corelatency")
+			apart=$((trip_before > 150 || trip_after > 150 ? 1 : 0))
+			row "$rm" cmc "$search" "$states" "$(field transitions)" "$wall" "$(field elapsed_s)" "$rss" "$spin_rate" "$spin_rss" "$apart"
+			echo "#   a cache line from core to core: $trip_before ns before, $trip_after ns after (bench/corelatency)"
 			[ "$states" = "$spin_states" ] ||
 				die "RM=$rm: state counts differ: SPIN stored $spin_states, cmc $search $states; bench/twophase.pml and examples/twophase no longer model the same thing"
 		done
@@ -233,7 +238,7 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 if ((ROUNDS > 1)); then
-	printf '\n# medians of %d rounds\n%-4s %-4s %10s %10s   %s\n' "$ROUNDS" RM srch SPIN/cmc cmc/SPIN "speed ratios, round by round"
+	printf '\n# medians of %d rounds (*: the cores apart)\n%-4s %-4s %10s %10s %10s   %s\n' "$ROUNDS" RM srch SPIN/cmc near cmc/SPIN "speed ratios, round by round"
 	sort -k1,1n -k2,2 -s "$ratios" | awk '
 		function median(a, n,   i, j, t) {
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -241,12 +246,14 @@ if ((ROUNDS > 1)); then
 		}
 		function flush() {
 			if (n == 0) return
-			list = ""; for (i = 1; i <= n; i++) list = list sprintf(" %.2fx", order[i])
-			printf "%-4s %-4s %9.2fx %9.2fx  %s\n", key_rm, key_s, median(sp, n), median(me, n), list
-			n = 0
+			list = ""; for (i = 1; i <= n; i++) list = list sprintf(" %.2fx%s", order[i], far[i] ? "*" : "")
+			nearm = k > 0 ? sprintf("%.2fx", median(nr, k)) : "-"
+			printf "%-4s %-4s %9.2fx %10s %9.2fx  %s\n", key_rm, key_s, median(sp, n), nearm, median(me, n), list
+			n = 0; k = 0
 		}
 		$1 != key_rm || $2 != key_s { flush(); key_rm = $1; key_s = $2 }
-		{ n++; sp[n] = $3; me[n] = $4; order[n] = $3 }
+		{ n++; sp[n] = $3; me[n] = $4; order[n] = $3; far[n] = $5 }
+		!$5 { k++; nr[k] = $3 }
 		END { flush() }'
 fi
 echo "# load after: $(uptime | sed 's/.*load average/load average/')"
