@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // A Footprint is the memory a component's live value occupies, and a copy of what that memory held
@@ -115,6 +117,20 @@ func equal(a, b unsafe.Pointer, n uintptr) bool {
 		}
 	}
 	return true
+}
+
+// Hash hashes the memory the footprint's regions cover as it is now, for finding, among values
+// recorded before, one whose Same to check: equal memory, equal hashes. 0 when Same cannot answer
+// (a global met) or the value holds maps, whose entries are not in a region.
+func (f *Footprint) Hash() uint64 {
+	if !f.flat || len(f.maps) > 0 || len(f.regions) == 0 {
+		return 0
+	}
+	var h uint64
+	for _, r := range f.regions {
+		h = (h ^ xxhash.Sum64(unsafe.Slice((*byte)(r.start), r.size))) * 0x9e3779b97f4a7c15
+	}
+	return max(h, 1)
 }
 
 // Alone reports whether the value is its root object alone: it points to nothing but strings, so

@@ -29,6 +29,80 @@ type caught struct {
 	// did not; a component whose values seldom come back (a counter) stops being compared.
 	hits, misses int
 	off          bool // not a root alone, or its values seldom come back
+	after        after
+}
+
+// A handler that changes a larger component (a set of messages, a struct with a slice) mostly
+// changes it the way it did the last time it ran on the same value: the same element appended in
+// the same array. So the memory of the value the run started from, as the handler left it, names
+// the value it made: a capture hashes that memory (the live footprint's regions,
+// canon.Footprint.Hash) and looks the hash up among the values captures encoded from it before;
+// the footprint of the one found confirms it (Same), as a kept value's does. TwoPhase RM=9: 98.9%
+// of the message set's 15,970,326 encodings were of a value met this way before.
+
+// afterSize is how many values a component's after table holds.
+const afterSize = 1 << 10
+
+// afterValue is a value a capture encoded, under the hash of the memory it was made in; decoded
+// says it was what decoding its bytes gives (canon.Encoder.AsDecoded).
+type afterValue struct {
+	liveValue
+	key     uint64
+	decoded bool
+}
+
+// after is one component's table of values by the memory they were made in.
+type after struct {
+	table        *[afterSize]afterValue // made at the first value kept
+	key          uint64                 // the memory's hash in the capture under way (0: none)
+	hits, misses int
+	off          bool // its values seldom come back
+}
+
+// find returns the value the live root holds, found by the hash of the memory lv's footprint
+// covers, if one was kept; otherwise it notes the hash for store. lv is the live value of the
+// component the capture is of, which Same just found changed. The table must be on (not off).
+func (a *after) find(lv *liveValue) *afterValue {
+	a.key = 0
+	if lv.id == dirty {
+		return nil
+	}
+	return a.lookup(lv)
+}
+
+func (a *after) lookup(lv *liveValue) *afterValue {
+	a.key = lv.fp.Hash()
+	if a.key == 0 {
+		a.off = true // a value with maps (etcd raft's nodes), or one that met a global
+		return nil
+	}
+	if a.table == nil {
+		return nil
+	}
+	if v := &a.table[a.key%afterSize]; v.key == a.key && v.fp.Same() {
+		a.hits++
+		return v
+	}
+	return nil
+}
+
+// store puts the value the encoder just emitted, pool entry id, in the table under the hash find
+// noted (a.key, not 0), with its footprint.
+func (a *after) store(enc *canon.Encoder, id uint32, decoded bool) {
+	a.misses++
+	if a.misses > 256 && a.misses > a.hits {
+		a.off, a.table, a.key = true, nil, 0 // nor need their objects stay alive
+		return
+	}
+	if a.table == nil {
+		a.table = new([afterSize]afterValue)
+	}
+	v := &a.table[a.key%afterSize]
+	if !enc.Footprint(&v.fp) {
+		v.key = 0
+		return
+	}
+	v.id, v.key, v.decoded = id, a.key, decoded
 }
 
 // same returns the kept value the live root holds, if any.

@@ -173,7 +173,8 @@ func (mc *Machine) Load(s State) error {
 //
 // Most transitions leave the shared environment as they found it. A component a capture finds
 // unchanged gets a footprint (canon.Footprint), and while its memory still matches, later captures
-// do not encode it again.
+// do not encode it again. One that a handler changed is often a value captures met before: one of
+// a root's last values, or the one made from the same memory before (caught.go).
 func (mc *Machine) capture(s State, comps []int) error {
 	fps := mc.fps[:0]
 	for _, i := range comps {
@@ -186,6 +187,14 @@ func (mc *Machine) capture(s State, comps []int) error {
 		} else if lv := &mc.live[i]; lv.id != dirty && lv.fp.Same() {
 			fp = &lv.fp
 			s[i], mc.loaded[i] = lv.id, lv.id
+		} else if a := &mc.caught[i].after; !a.off {
+			if v := a.find(lv); v != nil { // else it notes the hash for store below
+				fp = &v.fp
+				s[i], mc.loaded[i] = v.id, dirty
+				if v.decoded {
+					mc.loaded[i] = v.id
+				}
+			}
 		}
 		fps = append(fps, fp)
 	}
@@ -210,13 +219,17 @@ func (mc *Machine) capture(s State, comps []int) error {
 		// live[c] stays: while its footprint is of the value the handler started from, a restore
 		// copies it back.
 		s[c], mc.loaded[c] = id, dirty
-		if mc.enc.AsDecoded() {
+		decoded := mc.enc.AsDecoded()
+		if decoded {
 			mc.loaded[c] = id
 			if id == mc.ran[c] && mc.enc.Footprint(&mc.live[c].fp) {
 				mc.live[c].id = id
 			} else {
 				mc.caught[c].add(&mc.enc, id)
 			}
+		}
+		if a := &mc.caught[c].after; a.key != 0 {
+			a.store(&mc.enc, id, decoded)
 		}
 	}, mc.buf[:0])
 	mc.globals = mc.globals || mc.enc.MetGlobals()
