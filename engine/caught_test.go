@@ -190,8 +190,9 @@ func TestCaptureKnowsValuesByTheMemoryTheyWereMadeIn(t *testing.T) {
 	if a.hits < 500 || a.off {
 		t.Errorf("random walk: %d hits, off %v; want 500 values or more found by their memory", a.hits, a.off)
 	}
-	// Counts are new values every time: once they outnumber the values found, the table goes.
-	s, steps := s0, a.hits-a.misses+300
+	// Counts are new values every time: once they outnumber the values found four to one, the
+	// table goes.
+	s, steps := s0, 4*a.hits-a.misses+8
 	for range steps {
 		s = step(s, 3)
 	}
