@@ -70,6 +70,7 @@ func (a *after) find(lv *liveValue) *afterValue {
 	return a.lookup(lv)
 }
 
+// lookup is find's part that hashes and looks, apart so that find inlines.
 func (a *after) lookup(lv *liveValue) *afterValue {
 	a.key = lv.fp.Hash()
 	if a.key == 0 {
@@ -90,8 +91,9 @@ func (a *after) lookup(lv *liveValue) *afterValue {
 // noted (a.key, not 0), with its footprint.
 func (a *after) store(enc *canon.Encoder, id uint32, decoded bool) {
 	a.misses++
-	// Off when it finds few (a fifth), or not half after a while: breadth-first, TwoPhase's set
-	// finds about half at first, when a level's states come from few parents, and 6 in 7 later.
+	// Off when it finds under a fifth of the values it looks up, or under half after a while:
+	// breadth-first, TwoPhase's set finds about half at first, while a level's states come from
+	// few parents, and six in seven later. A miss costs a walk to record the value's footprint.
 	if a.misses > 256 && (a.hits < a.misses/4 || a.misses > 4096 && a.hits < a.misses) {
 		a.off, a.table, a.key = true, nil, 0 // nor need their objects stay alive
 		return
