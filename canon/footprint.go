@@ -133,6 +133,15 @@ func (f *Footprint) Hash() uint64 {
 	return max(h, 1)
 }
 
+// Size is the bytes of memory the footprint covers (and holds a copy of); its maps' entries aside.
+func (f *Footprint) Size() uintptr {
+	var n uintptr
+	for _, r := range f.regions {
+		n += r.size
+	}
+	return n
+}
+
 // Alone reports whether the value is its root object alone: it points to nothing but strings, so
 // Same compares the root's memory only.
 func (f *Footprint) Alone() bool {

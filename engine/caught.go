@@ -40,8 +40,13 @@ type caught struct {
 // the footprint of the one found confirms it (Same), as a kept value's does. TwoPhase RM=9: 98.9%
 // of the message set's 15,970,326 encodings were of a value met this way before.
 
-// afterSize is how many values a component's after table holds.
-const afterSize = 1 << 10
+// afterSize is how many values a component's after table holds, each of at most afterBytes of
+// memory (its footprint holds a copy, and keeps the objects alive): at most 1 MiB a component. A
+// component with a larger value stops being looked up.
+const (
+	afterSize  = 1 << 10
+	afterBytes = 512
+)
 
 // afterValue is a value a capture encoded, under the hash of the memory it was made in; decoded
 // says it was what decoding its bytes gives (canon.Encoder.AsDecoded).
@@ -104,6 +109,10 @@ func (a *after) store(enc *canon.Encoder, id uint32, decoded bool) {
 	v := &a.table[a.key%afterSize]
 	if !enc.Footprint(&v.fp) {
 		v.key = 0
+		return
+	}
+	if v.fp.Size() > afterBytes {
+		a.off, a.table, a.key = true, nil, 0
 		return
 	}
 	v.id, v.key, v.decoded = id, a.key, decoded

@@ -115,6 +115,7 @@ func TestCaptureKnowsValuesByTheMemoryTheyWereMadeIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer mc.Close() // as well as below: Close may be called again
 	var fresh canon.Encoder
 	var dec canon.Decoder
 	encodes := func(what string, s State) {
@@ -220,5 +221,28 @@ func TestCaptureKnowsValuesByTheMemoryTheyWereMadeIn(t *testing.T) {
 	}
 	if a := &mc2.caught[0].after; !a.off || a.misses != 0 {
 		t.Errorf("a value with a map: off %v after %d misses, want off at once", a.off, a.misses)
+	}
+	mc2.Close()
+
+	// A value of more than afterBytes: a table of them would hold a thousand copies.
+	big := &struct{ Vals []int }{Vals: make([]int, 100)}
+	mb := cmc.NewModel("big")
+	mb.Process("b", big).On("inc", func() { big.Vals[0]++ })
+	mc3, b0, err := NewMachine(mb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc3.Close()
+	for range 2 {
+		if err := mc3.Load(b0); err != nil {
+			t.Fatal(err)
+		}
+		mc3.Run(mc3.Def.Events[0], nil, false, nil)
+		if _, err := mc3.Capture(b0, mc3.Def.Events[0].Touches); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := &mc3.caught[0].after; !a.off || a.table != nil || a.misses != 1 {
+		t.Errorf("a value of 824 bytes: off %v after %d misses, table kept %v; want off after one, with no table", a.off, a.misses, a.table != nil)
 	}
 }
