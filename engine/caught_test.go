@@ -202,47 +202,38 @@ func TestCaptureKnowsValuesByTheMemoryTheyWereMadeIn(t *testing.T) {
 	}
 	mc.Close() // one machine at a time holds the lock on running model code
 
+	// afterTwice runs the only event of a one-process model twice from its initial state and
+	// returns its component's after table.
+	afterTwice := func(m *cmc.Model) *after {
+		t.Helper()
+		mc, s0, err := NewMachine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mc.Close()
+		ev := mc.Def.Events[0]
+		for range 2 {
+			if err := mc.Load(s0); err != nil {
+				t.Fatal(err)
+			}
+			mc.Run(ev, nil, false, nil)
+			if _, err := mc.Capture(s0, ev.Touches); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &mc.caught[0].after
+	}
 	withMap := &struct{ M map[string]int }{M: map[string]int{}}
 	mm := cmc.NewModel("map")
 	mm.Process("m", withMap).On("add", func() { withMap.M["k"]++ })
-	mc2, m0, err := NewMachine(mm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc2.Close()
-	for range 2 {
-		if err := mc2.Load(m0); err != nil {
-			t.Fatal(err)
-		}
-		mc2.Run(mc2.Def.Events[0], nil, false, nil)
-		if _, err := mc2.Capture(m0, mc2.Def.Events[0].Touches); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if a := &mc2.caught[0].after; !a.off || a.misses != 0 {
+	if a := afterTwice(mm); !a.off || a.misses != 0 {
 		t.Errorf("a value with a map: off %v after %d misses, want off at once", a.off, a.misses)
 	}
-	mc2.Close()
-
 	// A value of more than afterBytes: a table of them would hold a thousand copies.
 	big := &struct{ Vals []int }{Vals: make([]int, 100)}
 	mb := cmc.NewModel("big")
 	mb.Process("b", big).On("inc", func() { big.Vals[0]++ })
-	mc3, b0, err := NewMachine(mb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc3.Close()
-	for range 2 {
-		if err := mc3.Load(b0); err != nil {
-			t.Fatal(err)
-		}
-		mc3.Run(mc3.Def.Events[0], nil, false, nil)
-		if _, err := mc3.Capture(b0, mc3.Def.Events[0].Touches); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if a := &mc3.caught[0].after; !a.off || a.table != nil || a.misses != 1 {
+	if a := afterTwice(mb); !a.off || a.table != nil || a.misses != 1 {
 		t.Errorf("a value of 824 bytes: off %v after %d misses, table kept %v; want off after one, with no table", a.off, a.misses, a.table != nil)
 	}
 }
