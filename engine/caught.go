@@ -79,7 +79,7 @@ func (a *after) find(lv *liveValue) *afterValue {
 func (a *after) lookup(lv *liveValue) *afterValue {
 	a.key = lv.fp.Hash()
 	if a.key == 0 {
-		a.off = true // a value with maps (etcd raft's nodes), or one that met a global
+		a.stop() // a value with maps (etcd raft's nodes), or one that met a global
 		return nil
 	}
 	if a.table == nil {
@@ -100,7 +100,7 @@ func (a *after) store(enc *canon.Encoder, id uint32, decoded bool) {
 	// breadth-first, TwoPhase's set finds about half at first, while a level's states come from
 	// few parents, and six in seven later. A miss costs a walk to record the value's footprint.
 	if a.misses > 256 && (a.hits < a.misses/4 || a.misses > 4096 && a.hits < a.misses) {
-		a.off, a.table, a.key = true, nil, 0 // nor need their objects stay alive
+		a.stop()
 		return
 	}
 	if a.table == nil {
@@ -112,11 +112,14 @@ func (a *after) store(enc *canon.Encoder, id uint32, decoded bool) {
 		return
 	}
 	if v.fp.Size() > afterBytes {
-		a.off, a.table, a.key = true, nil, 0
+		a.stop()
 		return
 	}
 	v.id, v.key, v.decoded = id, a.key, decoded
 }
+
+// stop turns the table off for good, and drops it: its values' objects need not stay alive.
+func (a *after) stop() { a.off, a.table, a.key = true, nil, 0 }
 
 // same returns the kept value the live root holds, if any.
 func (c *caught) same() *caughtValue {

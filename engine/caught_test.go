@@ -95,8 +95,8 @@ type inbox struct {
 // note added to the same set again takes the id it got before, without encoding; a different
 // note is encoded. Along a random walk every capture's bytes are those a fresh encoding of the
 // live value gives, and every Load restores a value that encodes to its state's bytes, whichever
-// way the capture found it. A component whose values do not come back, or that holds a map, stops
-// being looked up.
+// way the capture found it. A component whose values do not come back, that holds a map, or whose
+// value covers more than afterBytes, stops being looked up.
 func TestCaptureKnowsValuesByTheMemoryTheyWereMadeIn(t *testing.T) {
 	box := &inbox{}
 	var from string
