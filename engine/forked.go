@@ -67,6 +67,7 @@ type forked struct {
 	// read of the line then waits for the other core, so the search reads it only when
 	// tailSeen says the queue may be full or a job may be used again.
 	tailSeen uint64
+	pace     pacer // whether the helper is paused (pacer.go)
 	_        cacheLinePad
 	// queue holds the jobs posted, at most queueDepth the helper has not passed: written by
 	// the search at a post, read by the helper.
@@ -254,7 +255,7 @@ func (f *forked) discard() {
 // offer posts jobs for the top offerReach states of the stack that have none, while the helper
 // has room for them in its queue. States at maxDepth or deeper are not expanded, and not posted.
 func (f *forked) offer(stack *frontier, maxDepth int) {
-	if !f.use() {
+	if !f.use() || f.pace.paused() {
 		return
 	}
 	k := len(f.posted)

@@ -121,6 +121,15 @@ func TestParallelSameResult(t *testing.T) {
 			sameResult(t, search+"/"+c.name, c.build, c.opts, c.parallel)
 		}
 	}
+	// The helper paused and resumed every few states (pacer.go): probes force both, and the
+	// clock picks either for the rest of each cycle.
+	p := pacing
+	pacing.block, pacing.blocks, pacing.cycle = 2, 4, 13
+	for _, c := range models {
+		c.opts.Search = "dfs"
+		sameResult(t, "dfs, helper paused every few states/"+c.name, c.build, c.opts, c.parallel)
+	}
+	pacing = p
 	// On one core the depth-first search's helper runs only when the search waits for it, so the
 	// search mostly takes its jobs back (forked.take), and sometimes not.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
