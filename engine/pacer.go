@@ -22,12 +22,12 @@ type pacer struct {
 	pause bool             // the rest of the cycle goes without the helper
 }
 
-// pacing is how long a probe's blocks, a probe and a cycle are. TwoPhase RM=9 pops 500,000-700,000
-// states a second here: blocks of 4,096 states (6-8 ms) follow the search's changing mix of
-// states; a probe of 32 of them (0.2 s) averages the 20 ms ticker and the collector out (one probe
-// of 32,768 states each way, one after the other, took 43-92 ms in one run, and chose the slower
-// way in 3 of 10 cycles); and a cycle of 2^21 states (3-4 s) follows a move of the cores within
-// seconds while the blocks on the slower way cost under 1% of it.
+// pacing is how long a probe's blocks, a probe and a cycle are. TwoPhase RM=9 pops 450,000-700,000
+// states a second here: blocks of 4,096 states (6-9 ms) follow the search's changing mix of states;
+// a probe of 32 of them (0.2-0.3 s) averages the 20 ms ticker and the collector out (one probe of
+// 32,768 states each way, one after the other, took 43-92 ms in one run, and chose the slower way
+// in 3 of 10 cycles); and a cycle of 2^21 states (3-5 s) follows a move of the cores within seconds
+// while the blocks on the slower way cost about 1% of it.
 var pacing = struct{ block, blocks, cycle int }{1 << 12, 32, 1 << 21}
 
 // pacerClock reads the time (a test's clock in TestPacerKeepsTheFasterWay).
